@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# build.sh — configures (once) and builds Attention Lab; build folders are reused.
+#   scripts/build.sh native    build/native: attnlab CLI, desktop app, doctest suite
+#   scripts/build.sh web       build/web: the page (build/web/page) and the wasm doctest suite
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jobs="${LAB_JOBS:-2}"
+# Debian's Emscripten needs its JS optimizer's modules (acorn) from here.
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+
+case "${1:-}" in
+  native)
+    dir="$here/build/native"
+    [ -f "$dir/CMakeCache.txt" ] || cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release
+    cmake --build "$dir" -j "$jobs"
+    ;;
+  web)
+    dir="$here/build/web"
+    [ -f "$dir/CMakeCache.txt" ] || emcmake cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release
+    cmake --build "$dir" -j "$jobs"
+    ;;
+  *)
+    echo "usage: $0 native|web" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# test.sh — the README's second command: installs what is missing, builds native
+# and web, then runs every suite; exits non-zero if any fails.
+#   suites: doctest (native, ctest) · doctest compiled to wasm (Node) ·
+#           PyTorch check of `attnlab trace --out` dumps · browser (headless Chromium) ·
+#           desktop app smoke run under Xvfb
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+out="$here/build/test-output"
+
+"$here/scripts/install-deps.sh" test || exit 1
+"$here/scripts/build.sh" native || exit 1
+"$here/scripts/build.sh" web || exit 1
+rm -rf "$out" && mkdir -p "$out"
+
+passed=0
+failed=0
+failures=()
+suite() {  # suite NAME COMMAND...
+  local name="$1"
+  shift
+  echo
+  echo "=== $name"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== $name: ok ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "=== $name: FAILED ($((SECONDS - t0)) s)"
+  fi
+}
+
+native_doctest() { ctest --test-dir "$here/build/native" --output-on-failure; }
+wasm_doctest() { (cd "$here/build/web" && node --no-experimental-fetch lab_tests.js --no-colors=true); }
+
+torch_dumps() {
+  # Any valid configuration's dump must be reproduced by PyTorch from its own inputs and weights.
+  local configs=(
+    ""
+    "--mask padding:4,2"
+    "--mask padding:4,0 --mask-fill 1e9"
+    "--mask padding:3,0"
+    "--cross --seq-len 3 --kv-len 6 --heads 1 --mask none"
+    "--d-model 512 --heads 8 --seq-len 10"
+    "--d-model 12 --heads 3 --seq-len 5 --mask custom:10000/11000/10100/11110/11111 --no-bias --no-pe --no-scale"
+    "--d-model 7 --heads 7 --seq-len 9 --batch 3 --seed 123"
+  )
+  local i=0 ok=0
+  for args in "${configs[@]}"; do
+    i=$((i + 1))
+    local dir="$out/dump$i"
+    # shellcheck disable=SC2086
+    "$here/build/native/attnlab" trace $args --out "$dir" > /dev/null || return 1
+    echo -n "attnlab trace $args -> "
+    /usr/bin/python3 "$here/tests/torch/check_dump.py" "$dir" | tail -n 1 || return 1
+    ok=$((ok + 1))
+  done
+  echo "$ok of $i dumps reproduced by PyTorch"
+}
+
+browser() {
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$here/build/web/page" > "$out/http.log" 2>&1 &
+  local server=$!
+  for _ in $(seq 50); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/')" 2>/dev/null && break; sleep 0.1; done
+  (cd "$here/tests/browser" && node run.mjs --url "http://127.0.0.1:$port/" --out "$out/browser")
+  local rc=$?
+  kill "$server" 2>/dev/null
+  wait "$server" 2>/dev/null
+  return $rc
+}
+
+desktop_smoke() {
+  timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" \
+    "$here/build/native/attention_lab" --frames 10 --screenshot "$out/desktop.ppm" || return 1
+  python3 - "$out/desktop.ppm" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+parts = data.split(b'\n', 3)
+w, h = map(int, parts[1].split())
+px = parts[3]
+assert len(px) == w * h * 3, 'truncated screenshot'
+colours = len({px[i:i + 3] for i in range(0, len(px), 3 * 7)})
+print(f'desktop app rendered {w}x{h}, {colours} distinct colours')
+sys.exit(0 if colours > 50 else 1)
+PY
+}
+
+suite "doctest (native)" native_doctest
+suite "doctest (wasm under Node)" wasm_doctest
+suite "PyTorch reproduces attnlab dumps" torch_dumps
+suite "browser (headless Chromium)" browser
+suite "desktop app under Xvfb" desktop_smoke
+
+echo
+if [ "$failed" -gt 0 ]; then echo "failed suites: ${failures[*]}"; fi
+echo "suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,69 @@
+// explain_panel.cpp — Attention Lab app: what the current stage does — the paper's
+// formula, the PyTorch line, the shapes with named dims, why, and invariant badges
+// computed from the live numbers.
+#include <imgui.h>
+
+#include "core/stages.h"
+#include "lab_app.h"
+#include "panels.h"
+
+namespace lab {
+
+namespace {
+
+void heading(const char* text) {
+    ImGui::Spacing();
+    ImGui::TextDisabled("%s", text);
+}
+
+// A green or red dot, then the label and its numbers.
+void badge(const InvariantCheck& ch) {
+    const float r = ImGui::GetTextLineHeight() * 0.3f;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f), r,
+                                                ch.pass ? IM_COL32(90, 200, 120, 255) : IM_COL32(240, 90, 80, 255));
+    ImGui::Dummy(ImVec2(r * 2.5f, 0));
+    ImGui::SameLine();
+    ImGui::TextWrapped("%s%s", ch.pass ? "" : "FAILS: ", ch.label.c_str());
+    ImGui::Indent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", ch.detail.c_str());
+    ImGui::PopStyleColor();
+    ImGui::Unindent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
+}
+
+}  // namespace
+
+void draw_explain_panel(LabApp& app, const PanelRect& r) {
+    const StageInfo& info = stage_infos()[app.stage];
+    const StageRecord& rec = app.trace.stages[app.stage];
+    begin_panel("Explain", r);
+    ImGui::PushTextWrapPos(0);
+    ImGui::Text("%d. %s", app.stage + 1, info.title);
+    heading("Paper");
+    ImGui::TextWrapped("%s", info.formula);
+    heading("PyTorch");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.62f, 0.85f, 0.62f, 1));
+    ImGui::TextWrapped("%s", info.pytorch);
+    ImGui::PopStyleColor();
+    heading("Shapes");
+    for (const ShapeStep& st : rec.shape_steps) {
+        std::string named = "(";
+        for (size_t i = 0; i < st.shape.size(); ++i)
+            named += (i ? ", " : "") + st.dims[i] + "=" + std::to_string(st.shape[i]);
+        ImGui::BulletText("%s  %s)", st.op.c_str(), named.c_str());
+    }
+    heading("Why");
+    ImGui::TextWrapped("%s", info.why);
+    heading("Checks on the live numbers");
+    if (rec.checks.empty()) ImGui::TextDisabled("(none for this stage)");
+    for (const InvariantCheck& ch : rec.checks) badge(ch);
+    if (!app.hover.tensor.empty()) {
+        heading("Hovered cell");
+        ImGui::TextWrapped("%s", app.hover.text.c_str());
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::End();
+}
+
+}  // namespace lab

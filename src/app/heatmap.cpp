@@ -1,0 +1,138 @@
+// heatmap.cpp — Attention Lab app: MatrixHeatmap on ImGui's draw list.
+//
+// Cells narrower than a pixel are binned: a bin shows the value of largest
+// magnitude among its cells (so a single strong cell never disappears), while the
+// hover still maps the mouse back to the exact cell.
+#include "heatmap.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/derivation.h"
+
+namespace lab {
+
+uint32_t head_color(int h) {
+    static const ImU32 palette[] = {IM_COL32(239, 111, 108, 255), IM_COL32(76, 175, 239, 255),
+                                    IM_COL32(129, 199, 132, 255), IM_COL32(255, 193, 7, 255),
+                                    IM_COL32(186, 104, 200, 255), IM_COL32(255, 138, 101, 255),
+                                    IM_COL32(77, 208, 225, 255),  IM_COL32(174, 213, 129, 255)};
+    return palette[h % 8];
+}
+
+HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols, int row_stride,
+                         const HeatmapOptions& opt, float width, float height) {
+    HeatmapHit hit;
+    if (rows <= 0 || cols <= 0) return hit;
+    ImGui::PushID(id);
+    const float scale = ImGui::GetFontSize() / 13.0f;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (width <= 0) width = avail.x;
+    if (height <= 0) height = std::max(avail.y, 40.0f * scale);
+
+    // Label gutters: row labels on the left, a head band and column labels on top.
+    float label_w = 0;
+    for (int r = 0; r < rows && r < 512; ++r) {
+        const std::string l = opt.row_labels && r < (int)opt.row_labels->size() ? (*opt.row_labels)[r] : std::to_string(r);
+        label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
+    }
+    label_w = std::min(label_w, 90.0f * scale) + 6.0f * scale;
+    const float band_h = opt.col_group > 0 ? 5.0f * scale : 0.0f;
+    const float top_h = ImGui::GetTextLineHeight() + band_h + 2.0f * scale;
+
+    const float max_cell = opt.max_cell > 0 ? opt.max_cell : 28.0f * scale;
+    float cell = std::min({max_cell, (width - label_w) / cols, (height - top_h) / rows});
+    cell = std::max(cell, 0.05f);
+    const float grid_w = cell * cols, grid_h = cell * rows;
+
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 p0(origin.x + label_w, origin.y + top_h);
+    ImGui::InvisibleButton("grid", ImVec2(label_w + grid_w, top_h + grid_h));
+    const bool hovered = ImGui::IsItemHovered();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+
+    // Cells (binned to whole pixels when they get smaller than one).
+    const int step_c = cell >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / cell));
+    const int step_r = step_c;
+    const float gap = cell >= 6.0f ? 1.0f : 0.0f;
+    for (int r = 0; r < rows; r += step_r)
+        for (int c = 0; c < cols; c += step_c) {
+            float v = values[static_cast<long>(r) * row_stride + c];
+            for (int rr = r; rr < std::min(rows, r + step_r); ++rr)
+                for (int cc = c; cc < std::min(cols, c + step_c); ++cc) {
+                    const float u = values[static_cast<long>(rr) * row_stride + cc];
+                    if (std::isnan(u) || std::fabs(u) > std::fabs(v)) v = u;
+                }
+            const ImVec2 a(p0.x + c * cell, p0.y + r * cell);
+            const ImVec2 b(p0.x + std::min(cols, c + step_c) * cell - gap, p0.y + std::min(rows, r + step_r) * cell - gap);
+            dl->AddRectFilled(a, b, colormap_color(opt.range, v));
+        }
+
+    // Numbers inside cells when they fit.
+    const float text_w = ImGui::CalcTextSize("-0.00").x;
+    if (cell >= text_w + 4.0f * scale && rows * cols <= 400) {
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c) {
+                const float v = values[static_cast<long>(r) * row_stride + c];
+                char buf[16];
+                if (std::isnan(v)) std::snprintf(buf, sizeof buf, "NaN");
+                else if (v <= -1e8f) std::snprintf(buf, sizeof buf, std::isinf(v) ? "-inf" : "-1e9");
+                else std::snprintf(buf, sizeof buf, "%.2f", v);
+                const ImVec2 ts = ImGui::CalcTextSize(buf);
+                const uint32_t bg = colormap_color(opt.range, v);
+                const int lum = ((bg & 0xFF) * 3 + ((bg >> 8) & 0xFF) * 6 + ((bg >> 16) & 0xFF)) / 10;
+                dl->AddText(ImVec2(p0.x + c * cell + (cell - ts.x) * 0.5f, p0.y + r * cell + (cell - ts.y) * 0.5f),
+                            lum > 140 ? IM_COL32(20, 20, 24, 255) : IM_COL32(240, 240, 240, 255), buf);
+            }
+    }
+
+    // Row labels, head bands, column labels (every k-th so they never overlap).
+    const ImU32 label_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const float line_h = ImGui::GetTextLineHeight();
+    const int row_every = std::max(1, static_cast<int>(std::ceil(line_h / cell)));
+    for (int r = 0; r < rows; r += row_every) {
+        const std::string l = opt.row_labels && r < (int)opt.row_labels->size() ? (*opt.row_labels)[r] : std::to_string(r);
+        dl->PushClipRect(origin, ImVec2(origin.x + label_w - 4 * scale, p0.y + grid_h), true);
+        dl->AddText(ImVec2(origin.x, p0.y + r * cell + (std::min(cell * row_every, line_h * 2) - line_h) * 0.5f),
+                    label_col, l.c_str());
+        dl->PopClipRect();
+    }
+    if (opt.col_group > 0)
+        for (int g = 0; g * opt.col_group < cols; ++g)
+            dl->AddRectFilled(ImVec2(p0.x + g * opt.col_group * cell, p0.y - band_h - 1),
+                              ImVec2(p0.x + std::min(cols, (g + 1) * opt.col_group) * cell - 1, p0.y - 1), head_color(g));
+    float col_label_w = 0;
+    for (int c = 0; c < cols && c < 64; ++c) {
+        const std::string l = opt.col_labels && c < (int)opt.col_labels->size() ? (*opt.col_labels)[c] : std::to_string(c);
+        col_label_w = std::max(col_label_w, ImGui::CalcTextSize(l.c_str()).x + 4 * scale);
+    }
+    const int col_every = std::max(1, static_cast<int>(std::ceil(col_label_w / cell)));
+    for (int c = 0; c < cols; c += col_every) {
+        const std::string l = opt.col_labels && c < (int)opt.col_labels->size() ? (*opt.col_labels)[c] : std::to_string(c);
+        dl->AddText(ImVec2(p0.x + c * cell, origin.y), label_col, l.c_str());
+    }
+
+    if (hovered) {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        const int c = static_cast<int>((m.x - p0.x) / cell), r = static_cast<int>((m.y - p0.y) / cell);
+        if (m.x >= p0.x && m.y >= p0.y && c >= 0 && c < cols && r >= 0 && r < rows) {
+            hit.row = r, hit.col = c;
+            dl->AddRect(ImVec2(p0.x + c * cell - 1, p0.y + r * cell - 1),
+                        ImVec2(p0.x + (c + 1) * cell + 1, p0.y + (r + 1) * cell + 1), IM_COL32(255, 255, 255, 255), 0, 0,
+                        2.0f);
+        }
+    }
+    if (opt.highlight_row >= 0 && opt.highlight_row < rows)
+        dl->AddRect(ImVec2(p0.x - 1, p0.y + opt.highlight_row * cell - 1),
+                    ImVec2(p0.x + grid_w + 1, p0.y + (opt.highlight_row + 1) * cell + 1), IM_COL32(255, 255, 255, 110));
+    if (opt.highlight_col >= 0 && opt.highlight_col < cols)
+        dl->AddRect(ImVec2(p0.x + opt.highlight_col * cell - 1, p0.y - 1),
+                    ImVec2(p0.x + (opt.highlight_col + 1) * cell + 1, p0.y + grid_h + 1), IM_COL32(255, 255, 255, 110));
+    ImGui::PopID();
+    return hit;
+}
+
+}  // namespace lab

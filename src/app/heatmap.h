@@ -1,0 +1,33 @@
+// heatmap.h — Attention Lab app: MatrixHeatmap, a matrix drawn as coloured cells
+// with axis labels, returning the hovered cell (implot style: a free function on a
+// raw pointer with rows/cols and an explicit row stride; storage is row-major,
+// value(r, c) = values[r * row_stride + c]).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "colormap.h"
+
+namespace lab {
+
+struct HeatmapOptions {
+    ColorRange range;                                  // colour map and value range
+    float max_cell = 0.0f;                             // largest cell edge in pixels; 0 = 28 px * ui scale
+    const std::vector<std::string>* row_labels = nullptr;  // e.g. tokens; null: row numbers
+    const std::vector<std::string>* col_labels = nullptr;  // null: column numbers
+    int col_group = 0;                                 // > 0: columns form heads of this width (coloured bands)
+    int highlight_row = -1, highlight_col = -1;        // outline (e.g. the hovered cell in a linked view)
+};
+
+struct HeatmapHit {
+    int row = -1, col = -1;  // exact cell under the mouse, -1 when none
+};
+
+// Draws into the current window, at most `width` x `height` pixels (0 = available).
+HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols, int row_stride,
+                         const HeatmapOptions& options, float width = 0.0f, float height = 0.0f);
+
+// The colour of head `h` (bands above split/concat columns, chips).
+uint32_t head_color(int h);
+
+}  // namespace lab

@@ -1,0 +1,25 @@
+// panels.h — Attention Lab app: the panels of the main screen, each a free function
+// drawing one ImGui window inside the rectangle the layout gives it.
+#pragma once
+
+struct ImVec2;
+
+namespace lab {
+
+struct LabApp;
+
+struct PanelRect {
+    float x, y, w, h;
+};
+
+// Begins a fixed, undecorated-by-default ImGui window covering r (always pair with ImGui::End()).
+bool begin_panel(const char* name, const PanelRect& r, int extra_flags = 0);
+
+void draw_pipeline_bar(LabApp& app, const PanelRect& r);   // one chip per stage
+void draw_setup_panel(LabApp& app, const PanelRect& r);    // knobs, presets, tokens, errors
+void draw_stage_view(LabApp& app, const PanelRect& r);     // the current stage's heatmaps
+void draw_explain_panel(LabApp& app, const PanelRect& r);  // formula, PyTorch, shapes, why, invariants
+void draw_dimension_table(LabApp& app, const PanelRect& r);
+void draw_help_overlay(LabApp& app);                       // '?' — every shortcut
+
+}  // namespace lab

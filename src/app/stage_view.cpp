@@ -1,0 +1,190 @@
+// stage_view.cpp — Attention Lab app: the current stage's tensors as heatmaps.
+//
+// Each stage names the tensors it shows (core/stages.cpp); a tensor is sliced to a
+// matrix by the selection: (B, L, d) -> item b; (B, h, L, x) -> item b, head h (or
+// every head as small multiples). Hovering a cell records its full index and its
+// derivation in app.hover, which the explain panel and state() report.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/derivation.h"
+#include "core/stages.h"
+#include "heatmap.h"
+#include "lab_app.h"
+#include "panels.h"
+
+namespace lab {
+
+namespace {
+
+std::vector<std::string> axis_labels(const LabApp& app, const std::string& dim, int n) {
+    std::vector<std::string> out(n);
+    const bool keys_are_memory = app.trace.config.cross && (dim == "L_kv");
+    for (int i = 0; i < n; ++i) {
+        if (!keys_are_memory && (dim == "L_q" || dim == "L_kv" || dim == "L") && i < (int)app.tokens.size())
+            out[i] = app.tokens[i];
+        else if (dim == "L_q" || dim == "L_kv" || dim == "L")
+            out[i] = (keys_are_memory ? "m" : "t") + std::to_string(i);
+        else
+            out[i] = std::to_string(i);
+    }
+    return out;
+}
+
+// Sequential colours for probabilities and the 0/1 mask, diverging for the rest.
+ColorMap map_for(const std::string& name) { return name == "weights" || name == "mask" ? ColorMap::Sequential : ColorMap::Diverging; }
+
+struct Slice {
+    const float* data = nullptr;
+    int rows = 0, cols = 0;
+    std::string row_dim, col_dim;
+    std::vector<int> prefix;  // leading indices (b, head) of the full index
+};
+
+Slice slice_of(const Tensor& t, int b, int head) {
+    Slice s;
+    const size_t n = t.shape.size();
+    if (n == 1) {
+        s = {t.ptr(), 1, t.shape[0], "", t.dims[0], {}};
+    } else if (n == 2) {
+        s = {t.ptr(), t.shape[0], t.shape[1], t.dims[0], t.dims[1], {}};
+    } else if (n == 3) {
+        s = {t.ptr() + t.offset({b, 0, 0}), t.shape[1], t.shape[2], t.dims[1], t.dims[2], {b}};
+    } else {
+        s = {t.ptr() + t.offset({b, head, 0, 0}), t.shape[2], t.shape[3], t.dims[2], t.dims[3], {b, head}};
+    }
+    return s;
+}
+
+// A title line, the heatmap, and hover bookkeeping for one tensor slice.
+void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int col_group) {
+    const Slice s = slice_of(t, app.batch_item, head);
+    std::string title = t.name + "  " + shape_named(t);
+    if (s.prefix.size() == 1) title += "   item " + std::to_string(s.prefix[0]);
+    if (s.prefix.size() == 2) title += "   item " + std::to_string(s.prefix[0]) + ", head " + std::to_string(head);
+    ImGui::PushStyleColor(ImGuiCol_Text, s.prefix.size() == 2 ? ImGui::ColorConvertU32ToFloat4(head_color(head))
+                                                                : ImGui::GetStyleColorVec4(ImGuiCol_Text));
+    ImGui::TextUnformatted(title.c_str());
+    ImGui::PopStyleColor();
+    const std::vector<std::string> rows = axis_labels(app, s.row_dim, s.rows);
+    const std::vector<std::string> cols = axis_labels(app, s.col_dim, s.cols);
+    HeatmapOptions opt;
+    opt.range = range_for(s.data, static_cast<long>(s.rows) * s.cols, map_for(t.name));
+    opt.row_labels = &rows;
+    opt.col_labels = &cols;
+    opt.col_group = col_group;
+    const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt, w,
+                                         h - ImGui::GetTextLineHeightWithSpacing());
+    if (hit.row >= 0) {
+        std::vector<int> index = s.prefix;
+        if (t.shape.size() >= 2) index.push_back(hit.row);
+        index.push_back(hit.col);
+        app.hover.tensor = t.name;
+        app.hover.index = index;
+        app.hover.value = s.data[static_cast<long>(hit.row) * s.cols + hit.col];
+        app.hover.text = derive_cell(app.trace, t.name, index);
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+        ImGui::Text("%s = %s", t.name.c_str(), format_value(app.hover.value).c_str());
+        ImGui::TextDisabled("%s = %s, %s = %s", s.row_dim.c_str(), rows[hit.row].c_str(), s.col_dim.c_str(),
+                            cols[hit.col].c_str());
+        ImGui::TextUnformatted(app.hover.text.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+}
+
+// What the stage view shows for each stage: the main tensors (side by side when
+// there are several) and whether 4-D tensors follow the head selection.
+std::vector<std::string> shown_tensors(const LabApp& app, StageId id) {
+    switch (id) {
+        case StageId::Input: {
+            std::vector<std::string> v = {"x"};
+            if (app.trace.find("pe")) v.push_back("pe");
+            v.push_back("query_in");
+            if (app.trace.config.cross) v.push_back("key_value_in");
+            return v;
+        }
+        case StageId::Project: return {"q", "k", "v"};
+        case StageId::SplitHeads: return {"q", "q_heads"};
+        case StageId::Scores: return {"q_heads", "k_heads", "scores"};
+        case StageId::Scale: return {"scores", "scaled"};
+        case StageId::Mask: return {"mask", "masked"};
+        case StageId::Softmax: return {"masked", "weights"};
+        case StageId::Context: return {"weights", "v_heads", "context"};
+        case StageId::Concat: return {"context", "concat"};
+        case StageId::Output: return {"concat", "output"};
+    }
+    return {};
+}
+
+}  // namespace
+
+void draw_stage_view(LabApp& app, const PanelRect& r) {
+    const StageInfo& info = stage_infos()[app.stage];
+    begin_panel("Stage", r, ImGuiWindowFlags_NoTitleBar);
+    const AttentionConfig& c = app.trace.config;
+    ImGui::Text("%d / %d  %s", app.stage + 1, kStageCount, info.title);
+    ImGui::SameLine();
+    ImGui::TextDisabled("   %s", info.formula);
+
+    // Selection row: batch item, head, all heads.
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    if (c.batch > 1) {
+        ImGui::SliderInt("item b", &app.batch_item, 0, c.batch - 1);
+        ImGui::SameLine();
+    }
+    if (c.heads > 1) {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+        ImGui::SliderInt("head", &app.head, 0, c.heads - 1);
+        ImGui::SameLine();
+        ImGui::Checkbox("all heads", &app.all_heads);
+    }
+    ImGui::NewLine();
+    ImGui::Separator();
+
+    const std::vector<std::string> names = shown_tensors(app, info.id);
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const bool wide = [&] {
+        for (const auto& n : names) {
+            const Tensor* t = app.trace.find(n);
+            if (t && t->shape.back() > 64) return true;
+        }
+        return false;
+    }();
+    // Narrow matrices sit side by side; wide ones (d_model = 512) stack.
+    const int n = static_cast<int>(names.size());
+    const float gap = ImGui::GetStyle().ItemSpacing.x * 2;
+    const float cell_w = wide ? avail.x : (avail.x - gap * (n - 1)) / n;
+    const float cell_h = wide ? avail.y / n : avail.y;
+    for (int i = 0; i < n; ++i) {
+        const Tensor* t = app.trace.find(names[i]);
+        if (!t) continue;
+        if (i && !wide) ImGui::SameLine(0, gap);
+        ImGui::BeginChild(names[i].c_str(), ImVec2(cell_w, cell_h - 2), false, ImGuiWindowFlags_NoScrollbar);
+        const bool per_head = t->shape.size() == 4;
+        // Head bands only where columns really belong to heads: Q, K, V and the concat.
+        const bool head_columns = t->name == "q" || t->name == "k" || t->name == "v" || t->name == "concat";
+        const int group = head_columns && c.heads > 1 ? c.d_k() : 0;
+        if (per_head && app.all_heads && c.heads > 1) {
+            // Small multiples: a grid of every head.
+            const int per_row = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(c.heads))));
+            const int grid_rows = (c.heads + per_row - 1) / per_row;
+            const ImVec2 a = ImGui::GetContentRegionAvail();
+            for (int h = 0; h < c.heads; ++h) {
+                if (h % per_row) ImGui::SameLine();
+                ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - 4, a.y / grid_rows - 4), false, ImGuiWindowFlags_NoScrollbar);
+                show_slice(app, *t, h, 0, 0, 0);
+                ImGui::EndChild();
+            }
+        } else {
+            show_slice(app, *t, app.head, 0, 0, group);
+        }
+        ImGui::EndChild();
+    }
+    ImGui::End();
+}
+
+}  // namespace lab

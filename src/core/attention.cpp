@@ -1,0 +1,110 @@
+// attention.cpp — Attention Lab core: multi-head attention layers on Eigen maps.
+#include "attention.h"
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstring>
+
+namespace lab {
+
+namespace {
+// Every array in the core is C order, so every map says RowMajor explicitly.
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MatMap = Eigen::Map<RowMat>;
+using ConstMatMap = Eigen::Map<const RowMat>;
+using ConstVecMap = Eigen::Map<const Eigen::RowVectorXf>;
+}  // namespace
+
+void linear(float* out, const float* in, const float* w, const float* b, int rows, int d_in, int d_out) {
+    MatMap y(out, rows, d_out);
+    y.noalias() = ConstMatMap(in, rows, d_in) * ConstMatMap(w, d_in, d_out);
+    if (b) y.rowwise() += ConstVecMap(b, d_out);
+}
+
+void split_heads(float* out, const float* in, int B, int L, int h, int d_k) {
+    // in[b, l, head*d_k + j] -> out[b, head, l, j]: each head's d_k columns become
+    // its own contiguous L×d_k block, which is what transpose(1, 2) plus a
+    // contiguous copy does in PyTorch.
+    for (int b = 0; b < B; ++b)
+        for (int head = 0; head < h; ++head)
+            for (int l = 0; l < L; ++l) {
+                const float* src = in + ((static_cast<long>(b) * L + l) * h + head) * d_k;
+                float* dst = out + ((static_cast<long>(b) * h + head) * L + l) * d_k;
+                std::memcpy(dst, src, sizeof(float) * d_k);
+            }
+}
+
+void concat_heads(float* out, const float* in, int B, int h, int L, int d_v) {
+    // The inverse of split_heads: head blocks side by side again, per position.
+    for (int b = 0; b < B; ++b)
+        for (int head = 0; head < h; ++head)
+            for (int l = 0; l < L; ++l) {
+                const float* src = in + ((static_cast<long>(b) * h + head) * L + l) * d_v;
+                float* dst = out + ((static_cast<long>(b) * L + l) * h + head) * d_v;
+                std::memcpy(dst, src, sizeof(float) * d_v);
+            }
+}
+
+void scaled_dot_product_attention(const SdpaOutputs& out, const float* q, const float* k, const float* v,
+                                  const float* keep, int L_q, int L_kv, int d_k, int d_v,
+                                  const SdpaOptions& options) {
+    MatMap weights(out.weights, L_q, L_kv);
+
+    // 1. scores = q·kᵀ: how well each query matches each key.
+    weights.noalias() = ConstMatMap(q, L_q, d_k) * ConstMatMap(k, L_kv, d_k).transpose();
+    if (out.scores) MatMap(out.scores, L_q, L_kv) = weights;
+
+    // 2. ÷√d_k: keeps the dot products' variance near 1 whatever d_k is.
+    if (options.scale) weights /= std::sqrt(static_cast<float>(d_k));
+    if (out.scaled) MatMap(out.scaled, L_q, L_kv) = weights;
+
+    // 3. masked_fill(keep == 0, fill): masked keys get -inf (or -1e9) before the softmax.
+    if (keep) {
+        const float fill = mask_fill_value(options.fill);
+        for (int i = 0; i < L_q; ++i)
+            for (int j = 0; j < L_kv; ++j)
+                if (keep[static_cast<long>(i) * L_kv + j] == 0.0f) weights(i, j) = fill;
+    }
+    if (out.masked) MatMap(out.masked, L_q, L_kv) = weights;
+
+    // 4. softmax over the last axis, subtracting the row max so exp never overflows.
+    //    A row of all -inf gives max = -inf and (-inf) - (-inf) = NaN: PyTorch's result.
+    //    std::exp, not Eigen's vectorised exp: that one clamps its input near -88 and
+    //    returns ~3e-39 for -inf, so masked weights would not be exactly 0.
+    for (int i = 0; i < L_q; ++i) {
+        float* row = out.weights + static_cast<long>(i) * L_kv;
+        float max = row[0];
+        for (int j = 1; j < L_kv; ++j) max = std::fmax(max, row[j]);
+        float sum = 0.0f;
+        for (int j = 0; j < L_kv; ++j) sum += (row[j] = std::exp(row[j] - max));
+        const float inv = 1.0f / sum;
+        for (int j = 0; j < L_kv; ++j) row[j] *= inv;
+    }
+
+    // 5. context = weights·v: each query's weighted average of the values.
+    MatMap(out.context, L_q, d_v).noalias() = weights * ConstMatMap(v, L_kv, d_v);
+}
+
+std::vector<int> mask_shape(const AttentionConfig& c) {
+    if (c.mask == MaskKind::Padding) return {c.batch, c.L_q(), c.L_kv()};
+    return {c.L_q(), c.L_kv()};
+}
+
+void build_keep_mask(float* keep, const AttentionConfig& c) {
+    const int Lq = c.L_q(), Lkv = c.L_kv();
+    const int items = c.mask == MaskKind::Padding ? c.batch : 1;
+    for (int b = 0; b < items; ++b)
+        for (int i = 0; i < Lq; ++i)
+            for (int j = 0; j < Lkv; ++j) {
+                bool kept = true;
+                switch (c.mask) {
+                    case MaskKind::None: break;
+                    case MaskKind::Causal: kept = j <= i; break;  // no peeking at later positions
+                    case MaskKind::Padding: kept = j < c.padding_lengths[b]; break;
+                    case MaskKind::Custom: kept = c.custom_keep[static_cast<size_t>(i) * Lkv + j] != 0; break;
+                }
+                keep[(static_cast<long>(b) * Lq + i) * Lkv + j] = kept ? 1.0f : 0.0f;
+            }
+}
+
+}  // namespace lab

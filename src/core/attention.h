@@ -1,0 +1,51 @@
+// attention.h — Attention Lab core: the layers of multi-head attention (§3.2) as
+// free functions on raw C-order float arrays, outputs first (llm.c style).
+//
+// Shapes (B batch, L_q query length, L_kv key/value length, h heads,
+// d_k = d_v = d_model / h):
+//   linear:          out (rows, d_out) = in (rows, d_in) · w (d_in, d_out) + b (d_out)
+//   split_heads:     out (B, h, L, d_k) = in (B, L, h·d_k).view(B, L, h, d_k).transpose(1, 2)
+//   concat_heads:    out (B, L, h·d_v) = in (B, h, L, d_v).transpose(1, 2).contiguous().view(B, L, h·d_v)
+//   scaled_dot_product_attention, one (batch, head) slice:
+//     q (L_q, d_k), k (L_kv, d_k), v (L_kv, d_v), keep (L_q, L_kv) or null
+//     scores = q·kᵀ, scaled = scores/√d_k, masked = masked_fill(keep == 0, fill),
+//     weights = softmax(masked, dim=-1), context (L_q, d_v) = weights·v
+#pragma once
+#include "config.h"
+
+namespace lab {
+
+void linear(float* out, const float* in, const float* w, const float* b, int rows, int d_in, int d_out);
+
+void split_heads(float* out, const float* in, int B, int L, int h, int d_k);
+void concat_heads(float* out, const float* in, int B, int h, int L, int d_v);
+
+// Where scaled_dot_product_attention writes. Only weights and context are required;
+// a null scores/scaled/masked skips recording that intermediate.
+struct SdpaOutputs {
+    float* scores = nullptr;   // (L_q, L_kv)
+    float* scaled = nullptr;   // (L_q, L_kv)
+    float* masked = nullptr;   // (L_q, L_kv)
+    float* weights = nullptr;  // (L_q, L_kv)
+    float* context = nullptr;  // (L_q, d_v)
+};
+
+struct SdpaOptions {
+    bool scale = true;                     // divide by √d_k
+    MaskFill fill = MaskFill::NegInf;
+};
+
+// Single-head attention, Attention(Q, K, V) = softmax(QKᵀ/√d_k)V with an optional
+// keep-mask (1 keep, 0 masked). The softmax subtracts the row maximum so large
+// scores cannot overflow exp; a row whose keys are all masked with -inf becomes NaN,
+// exactly as in PyTorch.
+void scaled_dot_product_attention(const SdpaOutputs& out, const float* q, const float* k, const float* v,
+                                  const float* keep, int L_q, int L_kv, int d_k, int d_v,
+                                  const SdpaOptions& options = {});
+
+// keep (L_q, L_kv) for a mask shared by the batch, or (B, L_q, L_kv) for padding;
+// mask_shape tells which. 1 = keep, 0 = masked.
+std::vector<int> mask_shape(const AttentionConfig& c);
+void build_keep_mask(float* keep, const AttentionConfig& c);
+
+}  // namespace lab

@@ -1,0 +1,62 @@
+// config.h — Attention Lab core: the knobs of one multi-head attention run, and
+// their validation.
+//
+// Zero means "default" where it can (sokol style): kv_len = 0 means "same as
+// seq_len" (self-attention). Validation never aborts: it returns every problem as
+// a message that names the parameter and suggests a fix.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+enum class MaskKind { None, Causal, Padding, Custom };
+enum class MaskFill { NegInf, NegBillion };  // masked_fill(mask == 0, -inf) or -1e9
+
+struct AttentionConfig {
+    int d_model = 8;
+    int heads = 2;             // h; d_k = d_v = d_model / h
+    int seq_len = 4;           // L_q: query length (decoder side for cross-attention)
+    int kv_len = 0;            // L_kv: key/value length; 0 = seq_len (self-attention)
+    int batch = 2;             // B
+    uint32_t seed = 42;
+    MaskKind mask = MaskKind::Causal;
+    MaskFill mask_fill = MaskFill::NegInf;
+    std::vector<int> padding_lengths;   // Padding: valid keys per batch item
+    std::vector<uint8_t> custom_keep;   // Custom: L_q×L_kv row-major, 1 keep / 0 mask
+    bool scale = true;         // divide scores by √d_k
+    bool pe = true;            // add sinusoidal positional encoding (§3.5)
+    bool bias = true;          // projection biases
+    bool cross = false;        // Q from x, K and V from an encoder memory
+
+    int d_k() const { return heads > 0 ? d_model / heads : 0; }
+    int d_v() const { return d_k(); }
+    int L_q() const { return seq_len; }
+    int L_kv() const { return kv_len > 0 ? kv_len : seq_len; }
+};
+
+struct ConfigError {
+    std::string param;    // e.g. "heads"
+    std::string message;  // e.g. "d_model=10 is not divisible by heads=3 (valid heads: 1, 2, 5, 10)"
+};
+
+// Upper bounds: generous for teaching, small enough that the page cannot run out of memory.
+struct ConfigLimits {
+    int max_d_model = 4096;
+    int max_len = 4096;
+    int max_batch = 256;
+    double max_trace_bytes = 384.0 * 1024 * 1024;
+};
+
+std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& limits = {});
+// Every divisor of d_model: the heads that would be valid.
+std::vector<int> valid_heads(int d_model);
+// Bytes of all tensors one trace records (inputs, weights, every intermediate).
+double estimate_trace_bytes(const AttentionConfig& c);
+
+const char* mask_kind_name(MaskKind k);   // "none" | "causal" | "padding" | "custom"
+const char* mask_fill_name(MaskFill f);   // "-inf" | "-1e9"
+float mask_fill_value(MaskFill f);
+
+}  // namespace lab

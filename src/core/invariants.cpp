@@ -1,0 +1,194 @@
+// invariants.cpp — Attention Lab core: invariant checks on a recorded trace.
+//
+// Every check is recomputed from the numbers, never assumed: a bug in a stage (or a
+// deliberate mistake in a later experiment) shows up as a failed badge.
+#include "invariants.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "trace.h"
+
+namespace lab {
+
+namespace {
+
+std::string fmt(const char* f, double a) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, f, a);
+    return buf;
+}
+
+std::string fmt2(const char* f, double a, double b) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, f, a, b);
+    return buf;
+}
+
+long count_nonfinite(const Tensor& t) {
+    long n = 0;
+    for (float v : t.data) n += !std::isfinite(v);
+    return n;
+}
+
+double stddev(const Tensor& t) {
+    double sum = 0, sq = 0;
+    long n = 0;
+    for (float v : t.data)
+        if (std::isfinite(v)) sum += v, sq += double(v) * v, ++n;
+    if (n == 0) return 0;
+    const double mean = sum / n;
+    return std::sqrt(std::fmax(0.0, sq / n - mean * mean));
+}
+
+InvariantCheck finite_check(const Tensor& t, long allowed_nonfinite, const char* why_allowed) {
+    const long bad = count_nonfinite(t);
+    InvariantCheck c{"finite", "all values of " + t.name + " are finite", bad <= allowed_nonfinite, ""};
+    if (bad == 0) c.detail = std::to_string(t.size()) + " values, none NaN or inf";
+    else if (bad <= allowed_nonfinite) c.detail = std::to_string(bad) + " NaN values, all " + why_allowed;
+    else c.detail = std::to_string(bad) + " of " + std::to_string(t.size()) + " values are NaN or inf";
+    return c;
+}
+
+// keep value for (b, i, j) whatever the mask's rank.
+float keep_at(const Tensor& mask, int b, int i, int j) {
+    return mask.shape.size() == 3 ? mask.at({b, i, j}) : mask.at({i, j});
+}
+
+// Does the head slice equal the column block of the (B, L, h*d) tensor? (split/concat are pure copies)
+bool heads_match_columns(const Tensor& heads, const Tensor& flat) {
+    const int B = heads.shape[0], h = heads.shape[1], L = heads.shape[2], dk = heads.shape[3];
+    for (int b = 0; b < B; ++b)
+        for (int head = 0; head < h; ++head)
+            for (int l = 0; l < L; ++l)
+                for (int j = 0; j < dk; ++j)
+                    if (heads.at({b, head, l, j}) != flat.at({b, l, head * dk + j})) return false;
+    return true;
+}
+
+}  // namespace
+
+void check_invariants(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    auto checks = [&](StageId id) -> std::vector<InvariantCheck>& { return tr.stages[static_cast<int>(id)].checks; };
+    const Tensor& scores = *tr.find("scores");
+    const Tensor& scaled = *tr.find("scaled");
+    const Tensor& masked = *tr.find("masked");
+    const Tensor& weights = *tr.find("weights");
+    const Tensor& mask = *tr.find("mask");
+    const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
+    const float fill = mask_fill_value(c.mask_fill);
+
+    // Rows whose keys are all masked: the one place NaN (with -inf) is expected.
+    int fully_masked = 0;
+    for (int b = 0; b < B; ++b)
+        for (int i = 0; i < Lq; ++i) {
+            bool any = false;
+            for (int j = 0; j < Lkv && !any; ++j) any = keep_at(mask, b, i, j) != 0.0f;
+            if (!any) fully_masked += h;
+        }
+    tr.fully_masked_rows = fully_masked;
+    const bool nan_rows = fully_masked > 0 && c.mask_fill == MaskFill::NegInf;
+    const long nan_query_rows = nan_rows ? fully_masked / h : 0;
+
+    // 1. input
+    checks(StageId::Input).push_back(finite_check(*tr.find("query_in"), 0, ""));
+    if (const Tensor* pe = tr.find("pe")) {
+        float lo = 0, hi = 0;
+        for (float v : pe->data) lo = std::fmin(lo, v), hi = std::fmax(hi, v);
+        checks(StageId::Input).push_back({"pe_range", "positional encoding lies in [-1, 1]", lo >= -1 && hi <= 1,
+                                          fmt2("min %.4f, max %.4f", lo, hi)});
+    }
+    // 2. projections
+    for (const char* name : {"q", "k", "v"}) checks(StageId::Project).push_back(finite_check(*tr.find(name), 0, ""));
+    // 3. split heads
+    checks(StageId::SplitHeads).push_back({"heads_times_dk", "h \xc2\xb7 d_k = d_model", h * c.d_k() == c.d_model,
+                                           std::to_string(h) + " \xc2\xb7 " + std::to_string(c.d_k()) + " = " +
+                                               std::to_string(h * c.d_k()) + ", d_model = " + std::to_string(c.d_model)});
+    const bool split_ok = heads_match_columns(*tr.find("q_heads"), *tr.find("q")) &&
+                          heads_match_columns(*tr.find("k_heads"), *tr.find("k")) &&
+                          heads_match_columns(*tr.find("v_heads"), *tr.find("v"));
+    checks(StageId::SplitHeads).push_back({"head_columns", "head i holds columns [i\xc2\xb7" "d_k, (i+1)\xc2\xb7" "d_k) of Q, K, V",
+                                           split_ok, split_ok ? "every value copied, none moved across heads"
+                                                              : "some head slice differs from its column block"});
+    // 4. scores
+    checks(StageId::Scores).push_back(finite_check(scores, 0, ""));
+    // 5. scale
+    {
+        const double div = c.scale ? std::sqrt(static_cast<double>(c.d_k())) : 1.0;
+        double err = 0;
+        for (size_t i = 0; i < scores.size(); ++i) err = std::fmax(err, std::fabs(scores.data[i] / div - scaled.data[i]));
+        checks(StageId::Scale).push_back({"scaled_is_scores_over_sqrt_dk",
+                                          c.scale ? "scaled = scores / sqrt(d_k)" : "scaling is off: scaled = scores",
+                                          err <= 1e-5 * (1 + stddev(scores)), fmt("max error %.2g", err)});
+        checks(StageId::Scale).push_back({"spread", "spread of the scores", true,
+                                          fmt2("std before %.3f, after %.3f", stddev(scores), stddev(scaled))});
+    }
+    // 6. mask
+    {
+        long wrong = 0, n_masked = 0;
+        for (int b = 0; b < B; ++b)
+            for (int head = 0; head < h; ++head)
+                for (int i = 0; i < Lq; ++i)
+                    for (int j = 0; j < Lkv; ++j) {
+                        const bool keep = keep_at(mask, b, i, j) != 0.0f;
+                        const float m = masked.at({b, head, i, j});
+                        n_masked += !keep;
+                        wrong += keep ? (m != scaled.at({b, head, i, j})) : (m != fill);
+                    }
+        checks(StageId::Mask).push_back({"fill_applied", std::string("masked cells hold ") + mask_fill_name(c.mask_fill) +
+                                                             ", kept cells are unchanged",
+                                         wrong == 0,
+                                         std::to_string(n_masked) + " masked cells, " + std::to_string(wrong) + " wrong"});
+        checks(StageId::Mask).push_back(
+            {"no_fully_masked_rows", "every query row keeps at least one key", fully_masked == 0,
+             fully_masked == 0 ? "no row is fully masked"
+                               : std::to_string(fully_masked) + " (batch, head, query) rows mask every key: their weights become " +
+                                     (c.mask_fill == MaskFill::NegInf ? "NaN (softmax of all -inf, as in PyTorch)"
+                                                                      : "uniform 1/L_kv (every score is -1e9)")});
+    }
+    // 7. softmax
+    {
+        double worst = 0;
+        long leaked = 0, rows = 0;
+        float lo = 0, hi = 0;
+        for (int b = 0; b < B; ++b)
+            for (int head = 0; head < h; ++head)
+                for (int i = 0; i < Lq; ++i) {
+                    bool row_kept = false;
+                    for (int j = 0; j < Lkv; ++j) row_kept |= keep_at(mask, b, i, j) != 0.0f;
+                    if (!row_kept) continue;  // reported by the mask stage
+                    double sum = 0;
+                    for (int j = 0; j < Lkv; ++j) {
+                        const float p = weights.at({b, head, i, j});
+                        sum += p;
+                        lo = std::fmin(lo, p), hi = std::fmax(hi, p);
+                        if (keep_at(mask, b, i, j) == 0.0f && p != 0.0f) ++leaked;
+                    }
+                    worst = std::fmax(worst, std::fabs(sum - 1.0));
+                    ++rows;
+                }
+        std::string rows_detail = fmt("max |sum - 1| = %.2g over ", worst) + std::to_string(rows) + " rows";
+        if (fully_masked) rows_detail += " (" + std::to_string(fully_masked) + " fully-masked rows left out)";
+        checks(StageId::Softmax).push_back({"rows_sum_to_1", "rows of the weights sum to 1", worst <= 1e-5, rows_detail});
+        const bool causal = c.mask == MaskKind::Causal;
+        checks(StageId::Softmax).push_back({causal ? "future_is_zero" : "masked_is_zero",
+                                            causal ? "future positions get weight exactly 0" : "masked keys get weight exactly 0",
+                                            leaked == 0, std::to_string(leaked) + " masked cells with weight != 0"});
+        checks(StageId::Softmax).push_back({"in_unit_interval", "weights lie in [0, 1]", lo >= 0 && hi <= 1,
+                                            fmt2("min %.3g, max %.3g", lo, hi)});
+    }
+    // 8. context, 9. concat, 10. output
+    const char* why = "from fully-masked rows (NaN weights)";
+    checks(StageId::Context).push_back(finite_check(*tr.find("context"), nan_query_rows * h * c.d_v(), why));
+    checks(StageId::Concat).push_back({"hdv_is_dmodel", "h \xc2\xb7 d_v = d_model", h * c.d_v() == c.d_model,
+                                       std::to_string(h) + " \xc2\xb7 " + std::to_string(c.d_v()) + " = " +
+                                           std::to_string(h * c.d_v())});
+    const bool concat_ok = heads_match_columns(*tr.find("context"), *tr.find("concat"));
+    checks(StageId::Concat).push_back({"concat_inverts_split", "column block i of concat is head i's context", concat_ok,
+                                       concat_ok ? "every value in place" : "a head's values landed in the wrong columns"});
+    checks(StageId::Output).push_back(finite_check(*tr.find("output"), nan_query_rows * c.d_model, why));
+}
+
+}  // namespace lab

@@ -1,0 +1,19 @@
+// npy.h — Attention Lab core: NumPy .npy files (format 1.0, '<f4', C order).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace lab {
+
+// The whole file's bytes for a tensor.
+std::string encode_npy(const Tensor& t);
+// Parses .npy bytes holding little-endian float32 in C order. On failure returns
+// false and says why in *error (e.g. "expected dtype '<f4', got '<f8'").
+bool decode_npy(const std::string& bytes, Tensor* out, std::string* error);
+
+bool write_file(const std::string& path, const std::string& bytes, std::string* error);
+bool read_file(const std::string& path, std::string* bytes, std::string* error);
+
+}  // namespace lab

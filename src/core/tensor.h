@@ -1,0 +1,35 @@
+// tensor.h — Attention Lab core: a named, shaped block of float32 values.
+//
+// Storage order is explicit: C order (row-major, last index fastest), the same as
+// NumPy's default and PyTorch's contiguous tensors, so a dump is a plain memcpy
+// and a B×h×L×d_k slice for one (batch, head) is one contiguous L×d_k block.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace lab {
+
+struct Tensor {
+    std::string name;               // stable id used in dumps and the UI, e.g. "q_heads"
+    std::vector<int> shape;         // e.g. {2, 8, 10, 64}
+    std::vector<std::string> dims;  // named dims, e.g. {"B", "h", "L_q", "d_k"}
+    std::vector<float> data;        // C order
+
+    static Tensor zeros(std::string name, std::vector<int> shape, std::vector<std::string> dims);
+
+    size_t size() const { return data.size(); }
+    float* ptr() { return data.data(); }
+    const float* ptr() const { return data.data(); }
+    // Offset of a multi-index in C order; index.size() must equal shape.size().
+    size_t offset(std::initializer_list<int> index) const;
+    float at(std::initializer_list<int> index) const { return data[offset(index)]; }
+};
+
+size_t element_count(const std::vector<int>& shape);
+// "2×8×10×64" — the numbers only.
+std::string shape_numbers(const std::vector<int>& shape);
+// "(B=2, h=8, L_q=10, d_k=64)" — what the tutorials print, with names.
+std::string shape_named(const Tensor& t);
+
+}  // namespace lab

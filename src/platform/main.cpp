@@ -1,0 +1,170 @@
+// main.cpp — Attention Lab platform: the GLFW + OpenGL loop that hosts the app,
+// natively (OpenGL 3.3 core, desktop window) and on the web (WebGL2 via
+// Emscripten's GLFW). The app itself (src/app) never sees GL or GLFW.
+//
+//   native:  attention_lab [--frames N] [--screenshot out.ppm] [--width W --height H]
+//   web:     loaded by index.html; window.lab.state() reads lab_state_json()
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#include <GLES3/gl3.h>
+#else
+#include <GL/gl.h>
+#endif
+#include <GLFW/glfw3.h>
+
+#include "app/lab_app.h"
+#include "app/ui_style.h"
+
+namespace {
+
+struct Platform {
+    GLFWwindow* window = nullptr;
+    lab::LabApp app;
+    float built_scale = 0.0f;  // ui scale the fonts/style were built for
+    long frames_left = -1;     // native --frames: exit after this many
+    std::string screenshot;    // native --screenshot: write the last frame as PPM
+};
+Platform g;
+
+#ifdef __EMSCRIPTEN__
+// The page sizes the canvas backing store to CSS size x devicePixelRatio
+// (index.html); Emscripten's GLFW then reports sizes in backing-store pixels, so
+// ImGui draws 1:1 and the UI scale follows the dpr.
+void follow_canvas() {
+    const int w = EM_ASM_INT({ return window.labCanvas ? window.labCanvas.width : 0; });
+    const int h = EM_ASM_INT({ return window.labCanvas ? window.labCanvas.height : 0; });
+    const double dpr = EM_ASM_DOUBLE({ return window.labCanvas ? window.labCanvas.dpr : 1; });
+    int cw = 0, ch = 0;
+    glfwGetWindowSize(g.window, &cw, &ch);
+    if (w > 0 && h > 0 && (w != cw || h != ch)) glfwSetWindowSize(g.window, w, h);
+    g.app.ui_scale = static_cast<float>(dpr > 0.5 && dpr < 8 ? dpr : 1.0);
+}
+#endif
+
+void write_ppm(const std::string& path, int w, int h) {
+    std::string pixels(static_cast<size_t>(w) * h * 3, '\0');
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, &pixels[0]);
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) {
+        std::fprintf(stderr, "attention_lab: cannot write %s\n", path.c_str());
+        return;
+    }
+    std::fprintf(f, "P6\n%d %d\n255\n", w, h);
+    for (int y = h - 1; y >= 0; --y) std::fwrite(&pixels[static_cast<size_t>(y) * w * 3], 1, static_cast<size_t>(w) * 3, f);
+    std::fclose(f);
+}
+
+void frame() {
+#ifdef __EMSCRIPTEN__
+    follow_canvas();
+#endif
+    glfwPollEvents();
+    if (g.app.ui_scale != g.built_scale) {
+        lab::build_ui_style(g.app.ui_scale);
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+        g.built_scale = g.app.ui_scale;
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    lab::lab_frame(g.app);
+    ImGui::Render();
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(g.window, &fw, &fh);
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.086f, 0.094f, 0.114f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+#ifdef __EMSCRIPTEN__
+    if (g.app.frame == 2) EM_ASM({ if (window.lab) window.lab.ready = true; });  // first complete frame is on screen
+#else
+    if (g.frames_left > 0 && --g.frames_left == 0) {
+        if (!g.screenshot.empty()) write_ppm(g.screenshot, fw, fh);
+        glfwSetWindowShouldClose(g.window, GLFW_TRUE);
+    }
+    glfwSwapBuffers(g.window);
+#endif
+}
+
+}  // namespace
+
+#ifdef __EMSCRIPTEN__
+extern "C" EMSCRIPTEN_KEEPALIVE const char* lab_state_json() {
+    static std::string json;
+    json = lab::lab_state_json(g.app);
+    return json.c_str();
+}
+#endif
+
+int main(int argc, char** argv) {
+    int width = 1280, height = 800;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
+        if (a == "--frames") g.frames_left = std::atol(next());
+        else if (a == "--screenshot") g.screenshot = next();
+        else if (a == "--width") width = std::atoi(next());
+        else if (a == "--height") height = std::atoi(next());
+    }
+    if (!g.screenshot.empty() && g.frames_left < 0) g.frames_left = 3;
+    if (!glfwInit()) {
+        std::fprintf(stderr, "attention_lab: glfwInit failed (no display?)\n");
+        return 1;
+    }
+#ifdef __EMSCRIPTEN__
+    const char* glsl_version = "#version 300 es";
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    width = EM_ASM_INT({ return window.labCanvas ? window.labCanvas.width : 1280; });
+    height = EM_ASM_INT({ return window.labCanvas ? window.labCanvas.height : 800; });
+#else
+    const char* glsl_version = "#version 330 core";
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+#endif
+    g.window = glfwCreateWindow(width, height, "Attention Lab", nullptr, nullptr);
+    if (!g.window) {
+        std::fprintf(stderr, "attention_lab: cannot create a %s window\n", glsl_version);
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(g.window);
+    glfwSwapInterval(1);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;  // layout is computed, nothing to persist
+#ifndef __EMSCRIPTEN__
+    float sx = 1, sy = 1;
+    glfwGetWindowContentScale(g.window, &sx, &sy);
+    g.app.ui_scale = sx > 0.5f ? sx : 1.0f;
+#endif
+    ImGui_ImplGlfw_InitForOpenGL(g.window, true);
+    ImGui_ImplOpenGL3_Init(glsl_version);
+    lab::lab_init(g.app);
+
+#ifdef __EMSCRIPTEN__
+    emscripten_set_main_loop(frame, 0, true);
+#else
+    while (!glfwWindowShouldClose(g.window)) frame();
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(g.window);
+    glfwTerminate();
+#endif
+    return 0;
+}

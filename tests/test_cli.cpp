@@ -1,0 +1,137 @@
+// test_cli.cpp — `attnlab` exit codes, messages, the shape table and the dump.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli.h"
+#include "core/npy.h"
+#include "core/trace.h"
+
+using namespace lab;
+
+namespace {
+struct Run {
+    int code;
+    std::string out, err;
+};
+Run run(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    const int code = run_cli(args, out, err);
+    return {code, out.str(), err.str()};
+}
+}  // namespace
+
+TEST_CASE("attnlab trace prints the shape table and the invariants") {
+    const Run r = run({"trace"});
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("view(B, L_q, h, d_k)") != std::string::npos);
+    CHECK(r.out.find("(B=2, L_q=4, h=2, d_k=4)") != std::string::npos);
+    CHECK(r.out.find("(B=2, h=2, L_q=4, L_kv=4)") != std::string::npos);
+    CHECK(r.out.find("invariants hold") != std::string::npos);
+    CHECK(r.out.find("FAIL") == std::string::npos);
+}
+
+TEST_CASE("invalid configurations exit 2 with the parameter named") {
+    SUBCASE("not divisible") {
+        const Run r = run({"trace", "--d-model", "10", "--heads", "3"});
+        CHECK(r.code == 2);
+        CHECK(r.err.find("heads: d_model=10 is not divisible by heads=3 (valid heads: 1, 2, 5, 10)") != std::string::npos);
+    }
+    SUBCASE("non-numeric") {
+        const Run r = run({"trace", "--seq-len", "ten"});
+        CHECK(r.code == 2);
+        CHECK(r.err.find("--seq-len 'ten' is not a whole number") != std::string::npos);
+    }
+    SUBCASE("zero") {
+        const Run r = run({"trace", "--batch", "0"});
+        CHECK(r.code == 2);
+        CHECK(r.err.find("--batch '0'") != std::string::npos);
+    }
+    SUBCASE("missing value") {
+        const Run r = run({"trace", "--heads"});
+        CHECK(r.code == 2);
+        CHECK(r.err.find("--heads needs a value") != std::string::npos);
+    }
+    SUBCASE("unknown option and command") {
+        CHECK(run({"trace", "--frobnicate"}).code == 2);
+        CHECK(run({"trance"}).err.find("unknown command 'trance'") != std::string::npos);
+    }
+    SUBCASE("bad mask") {
+        CHECK(run({"trace", "--mask", "diagonal"}).code == 2);
+        CHECK(run({"trace", "--mask", "padding:4,x"}).code == 2);
+        CHECK(run({"trace", "--mask", "padding:4"}).err.find("got 1 for batch=2") != std::string::npos);
+        CHECK(run({"trace", "--mask", "custom:10/11"}).err.find("custom mask must have L_q=4 rows") != std::string::npos);
+        CHECK(run({"trace", "--kv-len", "6"}).err.find("needs --cross") != std::string::npos);
+    }
+}
+
+TEST_CASE("flags reach the configuration") {
+    const CliParse p = parse_cli({"trace", "--d-model", "12", "--heads", "3", "--seq-len", "3", "--kv-len", "5",
+                                  "--cross", "--batch", "1", "--seed", "9", "--mask", "custom:11111/11100/10000",
+                                  "--mask-fill", "1e9", "--no-scale", "--no-pe", "--no-bias"});
+    REQUIRE(p.errors.empty());
+    const AttentionConfig& c = p.options.config;
+    CHECK(c.d_model == 12);
+    CHECK(c.L_kv() == 5);
+    CHECK(c.cross);
+    CHECK(c.seed == 9u);
+    CHECK(c.mask == MaskKind::Custom);
+    CHECK(c.custom_keep.size() == 15);
+    CHECK(c.custom_keep[5] == 1);
+    CHECK(c.custom_keep[8] == 0);
+    CHECK(c.mask_fill == MaskFill::NegBillion);
+    CHECK_FALSE(c.scale);
+    CHECK_FALSE(c.pe);
+    CHECK_FALSE(c.bias);
+}
+
+TEST_CASE("--out writes every tensor as .npy plus manifest.json, and they read back") {
+    const std::string dir = (std::filesystem::temp_directory_path() / "attnlab_test_dump").string();
+    std::filesystem::remove_all(dir);
+    const Run r = run({"trace", "--mask", "padding:4,2", "--out", dir});
+    REQUIRE(r.code == 0);
+    std::string text, error;
+    REQUIRE(read_file(dir + "/manifest.json", &text, &error));
+    const auto manifest = nlohmann::json::parse(text, nullptr, false);
+    REQUIRE_FALSE(manifest.is_discarded());
+    CHECK(manifest["config"]["mask"] == "padding");
+    CHECK(manifest["config"]["padding_lengths"] == nlohmann::json::array({4, 2}));
+    AttentionConfig c;
+    c.mask = MaskKind::Padding, c.padding_lengths = {4, 2};
+    const Trace tr = run_trace(c);
+    CHECK(manifest["tensors"].size() == tr.tensors.size());
+    for (const auto& entry : manifest["tensors"]) {
+        std::string bytes;
+        Tensor t;
+        REQUIRE(read_file(dir + "/" + entry["file"].get<std::string>(), &bytes, &error));
+        REQUIRE_MESSAGE(decode_npy(bytes, &t, &error), error);
+        const Tensor* want = tr.find(entry["name"]);
+        REQUIRE(want != nullptr);
+        CHECK(t.shape == entry["shape"].get<std::vector<int>>());
+        CHECK(t.shape == want->shape);
+        CHECK(t.data == want->data);  // bit-exact round trip
+    }
+    CHECK(run({"trace", "--out", "/proc/attnlab-cannot-write-here"}).code == 1);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE(".npy decoding rejects what it cannot read, with a reason") {
+    Tensor t;
+    std::string error;
+    CHECK_FALSE(decode_npy("not numpy", &t, &error));
+    CHECK(error.find("bad magic") != std::string::npos);
+    Tensor good = Tensor::zeros("a", {2, 3}, {"r", "c"});
+    std::string bytes = encode_npy(good);
+    CHECK(bytes.size() % 64 == 24 % 64);  // header padded to 64: 128 + 24 bytes of data
+    CHECK(decode_npy(bytes, &t, &error));
+    CHECK(t.shape == std::vector<int>{2, 3});
+    CHECK_FALSE(decode_npy(bytes.substr(0, bytes.size() - 4), &t, &error));
+    CHECK(error.find("shape needs 24") != std::string::npos);
+    std::string f8 = bytes;
+    f8.replace(f8.find("<f4"), 3, "<f8");
+    CHECK_FALSE(decode_npy(f8, &t, &error));
+    CHECK(error.find("'<f8'") != std::string::npos);
+}

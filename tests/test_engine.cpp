@@ -1,0 +1,168 @@
+// test_engine.cpp — every stage of the engine against the naive loop reference.
+#include <doctest/doctest.h>
+
+#include "compare.h"
+#include "core/attention.h"
+#include "core/invariants.h"
+#include "core/trace.h"
+#include "naive_reference.h"
+
+using namespace lab;
+
+namespace {
+
+// The keep mask expanded to (B, Lq, Lkv), whatever the trace's rank.
+std::vector<float> keep_per_item(const Trace& tr) {
+    const Tensor& m = *tr.find("mask");
+    const AttentionConfig& c = tr.config;
+    if (m.shape.size() == 3) return m.data;
+    std::vector<float> out;
+    for (int b = 0; b < c.batch; ++b) out.insert(out.end(), m.data.begin(), m.data.end());
+    return out;
+}
+
+void check_against_naive(const AttentionConfig& c, double tol) {
+    const Trace tr = run_trace(c);
+    auto t = [&](const char* name) { return tr.find(name)->data; };
+    const naive::Result r =
+        naive::attention(t("query_in"), t("key_value_in"), t("w_q"), t("w_k"), t("w_v"), t("w_o"), t("b_q"), t("b_k"),
+                         t("b_v"), t("b_o"), keep_per_item(tr), c.batch, c.L_q(), c.L_kv(), c.d_model, c.heads, c.scale,
+                         mask_fill_value(c.mask_fill));
+    CHECK_CLOSE("q", t("q"), r.q, tol);
+    CHECK_CLOSE("k", t("k"), r.k, tol);
+    CHECK_CLOSE("v", t("v"), r.v, tol);
+    CHECK_CLOSE("q_heads", t("q_heads"), r.q_heads, tol);
+    CHECK_CLOSE("k_heads", t("k_heads"), r.k_heads, tol);
+    CHECK_CLOSE("v_heads", t("v_heads"), r.v_heads, tol);
+    CHECK_CLOSE("scores", t("scores"), r.scores, tol);
+    CHECK_CLOSE("scaled", t("scaled"), r.scaled, tol);
+    CHECK_CLOSE("masked", t("masked"), r.masked, tol);
+    CHECK_CLOSE("weights", t("weights"), r.weights, tol);
+    CHECK_CLOSE("context", t("context"), r.context, tol);
+    CHECK_CLOSE("concat", t("concat"), r.concat, tol);
+    CHECK_CLOSE("output", t("output"), r.output, tol);
+}
+
+}  // namespace
+
+TEST_CASE("engine matches the naive reference stage by stage") {
+    AttentionConfig c;  // Tiny: B=2, L=4, d_model=8, h=2, causal
+    SUBCASE("tiny causal") { check_against_naive(c, 1e-5); }
+    SUBCASE("no mask, no bias, no pe") {
+        c.mask = MaskKind::None, c.bias = false, c.pe = false;
+        check_against_naive(c, 1e-5);
+    }
+    SUBCASE("unscaled") {
+        c.scale = false;
+        check_against_naive(c, 1e-5);
+    }
+    SUBCASE("padding with -1e9 and a fully masked item") {
+        c.mask = MaskKind::Padding, c.padding_lengths = {3, 0}, c.mask_fill = MaskFill::NegBillion;
+        check_against_naive(c, 1e-5);
+    }
+    SUBCASE("padding with -inf and a fully masked item gives NaN rows") {
+        c.mask = MaskKind::Padding, c.padding_lengths = {4, 0};
+        check_against_naive(c, 1e-5);
+    }
+    SUBCASE("custom mask") {
+        c.mask = MaskKind::Custom, c.custom_keep = {1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
+        check_against_naive(c, 1e-5);
+    }
+    SUBCASE("cross-attention L_q=4, L_kv=6, h=1") {
+        c.cross = true, c.kv_len = 6, c.heads = 1, c.mask = MaskKind::None;
+        check_against_naive(c, 1e-5);
+    }
+    SUBCASE("paper base: d_model=512, h=8, L=10, B=2") {
+        c.d_model = 512, c.heads = 8, c.seq_len = 10;
+        check_against_naive(c, 2e-4);
+    }
+    SUBCASE("odd sizes: d_model=15, h=5, L=7, B=3, seed 7") {
+        c.d_model = 15, c.heads = 5, c.seq_len = 7, c.batch = 3, c.seed = 7;
+        check_against_naive(c, 1e-5);
+    }
+}
+
+TEST_CASE("scaled_dot_product_attention alone: a hand-checked 2x2 example") {
+    // q = [[1,0],[0,1]], k = [[1,0],[0,1]], v = [[1,2],[3,4]], d_k = 2, no mask.
+    // scores = I; scaled = I / sqrt(2); row 0 weights = softmax([0.7071, 0]).
+    const float q[] = {1, 0, 0, 1}, k[] = {1, 0, 0, 1}, v[] = {1, 2, 3, 4};
+    float scores[4], scaled[4], weights[4], context[4];
+    SdpaOutputs out;
+    out.scores = scores, out.scaled = scaled, out.weights = weights, out.context = context;
+    scaled_dot_product_attention(out, q, k, v, nullptr, 2, 2, 2, 2);
+    const double a = std::exp(1 / std::sqrt(2.0)), p0 = a / (a + 1);
+    CHECK(scores[0] == 1.0f);
+    CHECK(scores[1] == 0.0f);
+    CHECK(scaled[0] == doctest::Approx(0.70710678).epsilon(1e-6));
+    CHECK(weights[0] == doctest::Approx(p0).epsilon(1e-6));
+    CHECK(weights[1] == doctest::Approx(1 - p0).epsilon(1e-6));
+    CHECK(context[0] == doctest::Approx(p0 * 1 + (1 - p0) * 3).epsilon(1e-6));
+    CHECK(context[3] == doctest::Approx(p0 * 4 + (1 - p0) * 2).epsilon(1e-6));
+}
+
+TEST_CASE("softmax is stable for huge scores (inputs x 1e4)") {
+    const float q[] = {1e4f, -2e4f, 3e4f, 1e4f}, k[] = {1e4f, 1e4f, -1e4f, 2e4f}, v[] = {1, 2, 3, 4};
+    float weights[4], context[4];
+    SdpaOutputs out;
+    out.weights = weights, out.context = context;
+    scaled_dot_product_attention(out, q, k, v, nullptr, 2, 2, 2, 2);
+    for (float w : weights) CHECK(std::isfinite(w));
+    CHECK(weights[0] + weights[1] == doctest::Approx(1.0));
+    CHECK(weights[2] + weights[3] == doctest::Approx(1.0));
+}
+
+TEST_CASE("causal mask keeps j <= i; future weights are exactly zero") {
+    AttentionConfig c;
+    c.seq_len = 5;
+    const Trace tr = run_trace(c);
+    const Tensor& m = *tr.find("mask");
+    const Tensor& w = *tr.find("weights");
+    REQUIRE(m.shape == std::vector<int>{5, 5});
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j) {
+            CHECK(m.at({i, j}) == (j <= i ? 1.0f : 0.0f));
+            if (j > i) CHECK(w.at({1, 1, i, j}) == 0.0f);
+        }
+    CHECK(w.at({0, 0, 0, 0}) == 1.0f);  // the first token can only see itself
+}
+
+TEST_CASE("invariants are computed from the numbers") {
+    AttentionConfig c;
+    SUBCASE("a good trace passes everything") {
+        const Trace tr = run_trace(c);
+        int checks = 0;
+        for (const StageRecord& s : tr.stages)
+            for (const InvariantCheck& ch : s.checks) {
+                ++checks;
+                INFO(ch.id << ": " << ch.detail);
+                CHECK(ch.pass);
+            }
+        CHECK(checks >= 15);
+        CHECK(tr.fully_masked_rows == 0);
+    }
+    SUBCASE("fully masked rows are counted and reported, NaN only there") {
+        c.mask = MaskKind::Padding, c.padding_lengths = {4, 0};
+        const Trace tr = run_trace(c);
+        CHECK(tr.fully_masked_rows == 2 * 4);  // item 1: 2 heads x 4 queries
+        const auto& mask_checks = tr.stage(StageId::Mask).checks;
+        CHECK_FALSE(mask_checks[1].pass);
+        CHECK(mask_checks[1].detail.find("NaN") != std::string::npos);
+        for (const auto& ch : tr.stage(StageId::Softmax).checks) CHECK(ch.pass);
+        CHECK(tr.stage(StageId::Output).checks[0].pass);  // NaN allowed only in those rows
+        CHECK(std::isnan(tr.find("output")->at({1, 0, 0})));
+        CHECK(std::isfinite(tr.find("output")->at({0, 3, 7})));
+    }
+    SUBCASE("-1e9 gives uniform weights on fully masked rows") {
+        c.mask = MaskKind::Padding, c.padding_lengths = {4, 0}, c.mask_fill = MaskFill::NegBillion;
+        const Trace tr = run_trace(c);
+        for (int j = 0; j < 4; ++j) CHECK(tr.find("weights")->at({1, 0, 2, j}) == doctest::Approx(0.25));
+        CHECK(tr.stage(StageId::Mask).checks[1].detail.find("uniform") != std::string::npos);
+    }
+    SUBCASE("a corrupted weight fails the rows-sum-to-1 badge") {
+        Trace tr = run_trace(c);
+        for (auto& s : tr.stages) s.checks.clear();
+        const_cast<Tensor*>(tr.find("weights"))->data[1] += 0.5f;  // row 0 of (0, 0) now sums to 1.5
+        check_invariants(tr);
+        CHECK_FALSE(tr.stage(StageId::Softmax).checks[0].pass);
+    }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+"""Attention Lab - check a tensor dump against PyTorch.
+
+Usage: /usr/bin/python3 tests/torch/check_dump.py DIR [--tol 1e-5]
+
+DIR is a dump written by `attnlab trace --out DIR` (or a golden fixture directory:
+same format). The inputs x, memory, w_*, b_*, mask and the config are taken from the
+dump; every tensor is recomputed with the explicit PyTorch pipeline (tests/torch/reference.py)
+and, where it applies (scale on), cross-checked with torch's multi_head_attention_forward.
+A dumped tensor matches when NaN/inf positions agree and allclose(atol=rtol=tol) holds.
+
+Exit status: 0 all match, 1 mismatch, 2 malformed dump.
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference as ref  # noqa: E402
+
+
+def malformed(msg):
+    print("check_dump: malformed dump: %s" % msg)
+    sys.exit(2)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Compare an Attention Lab dump with a PyTorch recomputation.")
+    ap.add_argument("dir", help="dump directory containing manifest.json")
+    ap.add_argument("--tol", type=float, default=1e-5, help="atol = rtol (default 1e-5)")
+    args = ap.parse_args(argv)
+    tol = args.tol
+
+    try:
+        config, arrays = ref.load_dump(args.dir)
+    except ref.MalformedDump as e:
+        malformed(str(e))
+
+    names = ref.expected_names(config)
+    missing = [n for n in names if n not in arrays and not (n == "memory" and not config["cross"])]
+    if missing:
+        malformed("missing tensors: %s" % ", ".join(missing))
+    extra = sorted(set(arrays) - set(names))
+    if extra:
+        print("check_dump: note: ignoring unexpected tensors: %s" % ", ".join(extra))
+
+    T = {n: torch.from_numpy(np.array(a, dtype=np.float32)) for n, a in arrays.items()}
+    d = config["d_model"]
+    x = T["x"]
+    memory = T["memory"] if config["cross"] else x
+    params = {n: T[n] for n in ("w_q", "w_k", "w_v", "w_o")}
+    for n in ("b_q", "b_k", "b_v", "b_o"):
+        params[n] = T[n] if config["bias"] else torch.zeros(d)   # dumped biases are then checked == 0
+    mask = T["mask"]
+    if not bool(((mask == 0) | (mask == 1)).all()):
+        print("check_dump: note: mask has values other than 0/1")
+
+    with torch.no_grad():
+        expect = ref.explicit_pipeline(config, x, memory, params, mask)
+        expect["mask"] = ref.keep_mask(config)      # the dumped mask must be the one the config implies
+        for n in ("b_q", "b_k", "b_v", "b_o"):
+            expect[n] = params[n]
+        mha = ref.mha_pipeline(config, expect["query_in"], expect["key_value_in"], params, mask)
+
+    rows = [(n, arrays[n], expect[n]) for n in names if n in arrays]
+    if mha is None:
+        mha_note = "MHA cross-check skipped (scale off: MHA always divides by sqrt(d_k))"
+    else:
+        mha_note = "MHA cross-check on q, k, v, weights, output"
+        rows += [("mha:" + n, arrays[n], mha[n]) for n in ("q", "k", "v", "weights", "output")]
+
+    worst, failed, n_tensors = 0.0, [], 0
+    print("%-14s %-16s %12s" % ("tensor", "shape", "max abs err"))
+    for name, got, want in rows:
+        ok, err, note = ref.compare(got, want.numpy(), atol=tol, rtol=tol)
+        if not name.startswith("mha:"):
+            n_tensors += 1
+        worst = max(worst, err)
+        if not ok:
+            failed.append(name)
+        nan = int(np.isnan(got).sum())
+        print("%-14s %-16s %12.3g  %s%s%s" % (name, "x".join(map(str, got.shape)), err,
+                                             "ok" if ok else "MISMATCH",
+                                             (" (%s)" % note) if note else "",
+                                             (" [%d NaN]" % nan) if nan else ""))
+    print(mha_note)
+    if failed:
+        print("check_dump: %d tensors, max abs err %.2g, MISMATCH in %s" % (n_tensors, worst, ", ".join(failed)))
+        return 1
+    print("check_dump: %d tensors, max abs err %.2g, OK" % (n_tensors, worst))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
