@@ -43,21 +43,25 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
     const float band_h = opt.col_group > 0 ? 5.0f * scale : 0.0f;
     const float top_h = ImGui::GetTextLineHeight() + band_h + 2.0f * scale;
 
+    // Square cells while they are big enough to read; a very wide matrix (L x 512)
+    // keeps thin columns but tall rows, so it stays a readable band.
     const float max_cell = opt.max_cell > 0 ? opt.max_cell : 28.0f * scale;
-    float cell = std::min({max_cell, (width - label_w) / cols, (height - top_h) / rows});
-    cell = std::max(cell, 0.05f);
-    const float grid_w = cell * cols, grid_h = cell * rows;
+    float cw = std::max(0.05f, std::min(max_cell, (width - label_w) / cols));
+    float ch = std::max(0.05f, std::min(max_cell, (height - top_h) / rows));
+    if (cw >= 4.0f * scale) cw = ch = std::min(cw, ch);
+    const float grid_w = cw * cols, grid_h = ch * rows;
 
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 p0(origin.x + label_w, origin.y + top_h);
-    ImGui::InvisibleButton("grid", ImVec2(label_w + grid_w, top_h + grid_h));
+    ImGui::InvisibleButton("grid", ImVec2(label_w + grid_w + 1, top_h + grid_h + 1));
     const bool hovered = ImGui::IsItemHovered();
+    hit.x = p0.x, hit.y = p0.y, hit.cell_w = cw, hit.cell_h = ch;
     ImDrawList* dl = ImGui::GetWindowDrawList();
 
     // Cells (binned to whole pixels when they get smaller than one).
-    const int step_c = cell >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / cell));
-    const int step_r = step_c;
-    const float gap = cell >= 6.0f ? 1.0f : 0.0f;
+    const int step_c = cw >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / cw));
+    const int step_r = ch >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / ch));
+    const float gap_x = cw >= 6.0f ? 1.0f : 0.0f, gap_y = ch >= 6.0f ? 1.0f : 0.0f;
     for (int r = 0; r < rows; r += step_r)
         for (int c = 0; c < cols; c += step_c) {
             float v = values[static_cast<long>(r) * row_stride + c];
@@ -66,14 +70,14 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
                     const float u = values[static_cast<long>(rr) * row_stride + cc];
                     if (std::isnan(u) || std::fabs(u) > std::fabs(v)) v = u;
                 }
-            const ImVec2 a(p0.x + c * cell, p0.y + r * cell);
-            const ImVec2 b(p0.x + std::min(cols, c + step_c) * cell - gap, p0.y + std::min(rows, r + step_r) * cell - gap);
+            const ImVec2 a(p0.x + c * cw, p0.y + r * ch);
+            const ImVec2 b(p0.x + std::min(cols, c + step_c) * cw - gap_x, p0.y + std::min(rows, r + step_r) * ch - gap_y);
             dl->AddRectFilled(a, b, colormap_color(opt.range, v));
         }
 
     // Numbers inside cells when they fit.
     const float text_w = ImGui::CalcTextSize("-0.00").x;
-    if (cell >= text_w + 4.0f * scale && rows * cols <= 400) {
+    if (cw >= text_w + 4.0f * scale && ch >= ImGui::GetTextLineHeight() && rows * cols <= 400) {
         for (int r = 0; r < rows; ++r)
             for (int c = 0; c < cols; ++c) {
                 const float v = values[static_cast<long>(r) * row_stride + c];
@@ -84,7 +88,7 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
                 const ImVec2 ts = ImGui::CalcTextSize(buf);
                 const uint32_t bg = colormap_color(opt.range, v);
                 const int lum = ((bg & 0xFF) * 3 + ((bg >> 8) & 0xFF) * 6 + ((bg >> 16) & 0xFF)) / 10;
-                dl->AddText(ImVec2(p0.x + c * cell + (cell - ts.x) * 0.5f, p0.y + r * cell + (cell - ts.y) * 0.5f),
+                dl->AddText(ImVec2(p0.x + c * cw + (cw - ts.x) * 0.5f, p0.y + r * ch + (ch - ts.y) * 0.5f),
                             lum > 140 ? IM_COL32(20, 20, 24, 255) : IM_COL32(240, 240, 240, 255), buf);
             }
     }
@@ -92,45 +96,45 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
     // Row labels, head bands, column labels (every k-th so they never overlap).
     const ImU32 label_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const float line_h = ImGui::GetTextLineHeight();
-    const int row_every = std::max(1, static_cast<int>(std::ceil(line_h / cell)));
+    const int row_every = std::max(1, static_cast<int>(std::ceil(line_h / ch)));
     for (int r = 0; r < rows; r += row_every) {
         const std::string l = opt.row_labels && r < (int)opt.row_labels->size() ? (*opt.row_labels)[r] : std::to_string(r);
         dl->PushClipRect(origin, ImVec2(origin.x + label_w - 4 * scale, p0.y + grid_h), true);
-        dl->AddText(ImVec2(origin.x, p0.y + r * cell + (std::min(cell * row_every, line_h * 2) - line_h) * 0.5f),
+        dl->AddText(ImVec2(origin.x, p0.y + r * ch + (std::min(ch * row_every, line_h * 2) - line_h) * 0.5f),
                     label_col, l.c_str());
         dl->PopClipRect();
     }
     if (opt.col_group > 0)
         for (int g = 0; g * opt.col_group < cols; ++g)
-            dl->AddRectFilled(ImVec2(p0.x + g * opt.col_group * cell, p0.y - band_h - 1),
-                              ImVec2(p0.x + std::min(cols, (g + 1) * opt.col_group) * cell - 1, p0.y - 1), head_color(g));
-    float col_label_w = 0;
-    for (int c = 0; c < cols && c < 64; ++c) {
-        const std::string l = opt.col_labels && c < (int)opt.col_labels->size() ? (*opt.col_labels)[c] : std::to_string(c);
-        col_label_w = std::max(col_label_w, ImGui::CalcTextSize(l.c_str()).x + 4 * scale);
-    }
-    const int col_every = std::max(1, static_cast<int>(std::ceil(col_label_w / cell)));
-    for (int c = 0; c < cols; c += col_every) {
-        const std::string l = opt.col_labels && c < (int)opt.col_labels->size() ? (*opt.col_labels)[c] : std::to_string(c);
-        dl->AddText(ImVec2(p0.x + c * cell, origin.y), label_col, l.c_str());
-    }
+            dl->AddRectFilled(ImVec2(p0.x + g * opt.col_group * cw, p0.y - band_h - 1),
+                              ImVec2(p0.x + std::min(cols, (g + 1) * opt.col_group) * cw - 1, p0.y - 1), head_color(g));
+    auto col_label = [&](int c) {
+        return opt.col_labels && c < (int)opt.col_labels->size() ? (*opt.col_labels)[c] : std::to_string(c);
+    };
+    float col_label_w = ImGui::CalcTextSize(col_label(cols - 1).c_str()).x;
+    for (int c = 0; c < cols && c < 64; ++c) col_label_w = std::max(col_label_w, ImGui::CalcTextSize(col_label(c).c_str()).x);
+    col_label_w += 6 * scale;
+    int col_every = std::max(1, static_cast<int>(std::ceil(col_label_w / cw)));
+    if (col_every > 1) col_every = col_every <= 2 ? 2 : col_every <= 4 ? 4 : col_every <= 8 ? 8 : ((col_every + 15) / 16) * 16;
+    dl->PushClipRect(ImVec2(p0.x, origin.y), ImVec2(p0.x + grid_w + col_label_w, p0.y), true);
+    for (int c = 0; c < cols; c += col_every) dl->AddText(ImVec2(p0.x + c * cw, origin.y), label_col, col_label(c).c_str());
+    dl->PopClipRect();
 
     if (hovered) {
         const ImVec2 m = ImGui::GetIO().MousePos;
-        const int c = static_cast<int>((m.x - p0.x) / cell), r = static_cast<int>((m.y - p0.y) / cell);
+        const int c = static_cast<int>((m.x - p0.x) / cw), r = static_cast<int>((m.y - p0.y) / ch);
         if (m.x >= p0.x && m.y >= p0.y && c >= 0 && c < cols && r >= 0 && r < rows) {
             hit.row = r, hit.col = c;
-            dl->AddRect(ImVec2(p0.x + c * cell - 1, p0.y + r * cell - 1),
-                        ImVec2(p0.x + (c + 1) * cell + 1, p0.y + (r + 1) * cell + 1), IM_COL32(255, 255, 255, 255), 0, 0,
-                        2.0f);
+            dl->AddRect(ImVec2(p0.x + c * cw - 1, p0.y + r * ch - 1), ImVec2(p0.x + (c + 1) * cw + 1, p0.y + (r + 1) * ch + 1),
+                        IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
         }
     }
     if (opt.highlight_row >= 0 && opt.highlight_row < rows)
-        dl->AddRect(ImVec2(p0.x - 1, p0.y + opt.highlight_row * cell - 1),
-                    ImVec2(p0.x + grid_w + 1, p0.y + (opt.highlight_row + 1) * cell + 1), IM_COL32(255, 255, 255, 110));
+        dl->AddRect(ImVec2(p0.x - 1, p0.y + opt.highlight_row * ch - 1),
+                    ImVec2(p0.x + grid_w + 1, p0.y + (opt.highlight_row + 1) * ch + 1), IM_COL32(255, 255, 255, 110));
     if (opt.highlight_col >= 0 && opt.highlight_col < cols)
-        dl->AddRect(ImVec2(p0.x + opt.highlight_col * cell - 1, p0.y - 1),
-                    ImVec2(p0.x + (opt.highlight_col + 1) * cell + 1, p0.y + grid_h + 1), IM_COL32(255, 255, 255, 110));
+        dl->AddRect(ImVec2(p0.x + opt.highlight_col * cw - 1, p0.y - 1),
+                    ImVec2(p0.x + (opt.highlight_col + 1) * cw + 1, p0.y + grid_h + 1), IM_COL32(255, 255, 255, 110));
     ImGui::PopID();
     return hit;
 }

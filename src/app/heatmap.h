@@ -20,7 +20,9 @@ struct HeatmapOptions {
 };
 
 struct HeatmapHit {
-    int row = -1, col = -1;  // exact cell under the mouse, -1 when none
+    int row = -1, col = -1;            // exact cell under the mouse, -1 when none
+    float x = 0, y = 0;                // screen position of cell (0, 0)
+    float cell_w = 0, cell_h = 0;      // cell size in pixels
 };
 
 // Draws into the current window, at most `width` x `height` pixels (0 = available).

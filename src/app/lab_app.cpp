@@ -4,8 +4,10 @@
 #include <imgui.h>
 
 #include <chrono>
+#include <cstdio>
 
 #include "core/stages.h"
+#include "core/url_state.h"
 #include "panels.h"
 
 namespace lab {
@@ -21,7 +23,13 @@ void lab_recompute(LabApp& app) {
     app.errors = validate(app.config);
     if (!app.errors.empty()) return;  // keep showing the last good trace
     const auto t0 = std::chrono::steady_clock::now();
-    app.trace = run_trace(app.config, make_inputs(app.config, app.tokens), make_weights(app.config));
+    const AttentionConfig& c = app.config;
+    const AttentionConfig& had = app.weights_for;
+    if (app.weights.w_q.data.empty() || had.d_model != c.d_model || had.seed != c.seed || had.bias != c.bias) {
+        app.weights = make_weights(c);
+        app.weights_for = c;
+    }
+    app.trace = run_trace(c, make_inputs(c, app.tokens), app.weights);
     app.recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (app.batch_item >= app.config.batch) app.batch_item = app.config.batch - 1;
     if (app.head >= app.config.heads) app.head = app.config.heads - 1;
@@ -34,18 +42,50 @@ void lab_go_to_stage(LabApp& app, int index) {
     app.stage = index;
 }
 
-namespace {
+std::string lab_url_hash(const LabApp& app) {
+    UrlState s;
+    s.config = app.errors.empty() ? app.config : app.trace.config;
+    s.tokens = app.tokens;
+    s.view = {app.stage, app.batch_item, app.head, app.all_heads};
+    return encode_url_state(s);
+}
 
-bool key_pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key)); }
+void lab_apply_url_hash(LabApp& app, const std::string& hash) {
+    const UrlDecode d = decode_url_state(hash);
+    app.config = d.state.config;
+    app.tokens = d.state.tokens;
+    std::string joined;
+    for (const auto& t : app.tokens) joined += (joined.empty() ? "" : " ") + t;
+    std::snprintf(app.token_text, sizeof app.token_text, "%s", joined.c_str());
+    app.stage = d.state.view.stage;
+    app.batch_item = d.state.view.batch_item;
+    app.head = d.state.view.head;
+    app.all_heads = d.state.view.all_heads;
+    app.notes = d.notes;
+    app.dirty = true;
+}
+
+void lab_note_rect(LabApp& app, const std::string& id) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    app.rects.push_back({id, a.x, a.y, b.x - a.x, b.y - a.y});
+}
+
+namespace {
 
 void handle_keys(LabApp& app) {
     ImGuiIO& io = ImGui::GetIO();
+    std::vector<LabKey> keys;
+    keys.swap(app.pending_keys);
     if (io.WantTextInput) return;  // typing in a field: the keys belong to it
-    if (key_pressed(ImGuiKey_RightArrow)) lab_go_to_stage(app, app.stage + 1);
-    if (key_pressed(ImGuiKey_LeftArrow)) lab_go_to_stage(app, app.stage - 1);
-    if (key_pressed(ImGuiKey_Home)) lab_go_to_stage(app, 0);
-    if (key_pressed(ImGuiKey_End)) lab_go_to_stage(app, kStageCount - 1);
-    if (key_pressed(ImGuiKey_Escape)) app.show_help = false;
+    for (LabKey key : keys) {
+        switch (key) {
+            case LabKey::Right: lab_go_to_stage(app, app.stage + 1); break;
+            case LabKey::Left: lab_go_to_stage(app, app.stage - 1); break;
+            case LabKey::Home: lab_go_to_stage(app, 0); break;
+            case LabKey::End: lab_go_to_stage(app, kStageCount - 1); break;
+            case LabKey::Escape: app.show_help = false; break;
+        }
+    }
     const int heads = app.trace.config.heads, batch = app.trace.config.batch;
     for (ImWchar ch : io.InputQueueCharacters) {
         switch (ch) {
@@ -75,6 +115,8 @@ bool begin_panel(const char* name, const PanelRect& r, int extra_flags) {
 
 void lab_frame(LabApp& app) {
     ++app.frame;
+    app.rects.clear();
+    app.heatmaps.clear();
     if (app.dirty) lab_recompute(app);
     handle_keys(app);
 

@@ -21,10 +21,33 @@ struct HoverCell {
     std::string text;        // derive_cell()
 };
 
+// Where a widget was drawn this frame (pixels of the framebuffer), so tests and
+// automation can aim real mouse input at it: "chip:scores", "knob:d_model+", ...
+struct UiRect {
+    std::string id;
+    float x, y, w, h;
+};
+
+// A heatmap on screen: which tensor slice it shows and where its cells are.
+struct HeatmapPlacement {
+    std::string tensor;
+    std::vector<int> prefix;  // leading indices (item, head) of the slice
+    int rows, cols;
+    float x, y;                // top-left of cell (0, 0)
+    float cell_w, cell_h;
+};
+
+// Navigation keys, queued by the platform layer as they happen: Dear ImGui 1.86
+// keeps only "is down" state, so a press and release between two slow frames
+// would otherwise be lost.
+enum class LabKey { Left, Right, Home, End, Escape };
+
 struct LabApp {
     AttentionConfig config;            // what the knobs show (may be invalid)
     std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
     Trace trace;                       // last good trace
+    AttentionWeights weights;          // reused while d_model, seed and bias stay the same
+    AttentionConfig weights_for;
     std::vector<std::string> tokens;   // axis labels / token embeddings (empty: t0, t1, ...)
     char token_text[512] = {};         // the tokens field as typed
 
@@ -34,7 +57,11 @@ struct LabApp {
     bool all_heads = false;            // small multiples of every head
     bool show_help = false;
 
+    std::vector<LabKey> pending_keys;  // filled by the platform, drained by lab_frame
     HoverCell hover;
+    std::vector<std::string> notes;    // e.g. what was wrong with the URL hash
+    std::vector<UiRect> rects;         // rebuilt every frame
+    std::vector<HeatmapPlacement> heatmaps;
     double recompute_ms = 0.0;
     long frame = 0;
     float ui_scale = 1.0f;             // set by the platform from devicePixelRatio / content scale
@@ -50,5 +77,10 @@ void lab_frame(LabApp& app);
 std::string lab_state_json(const LabApp& app);
 // Stage navigation (wraps nothing: clamps to [0, kStageCount)).
 void lab_go_to_stage(LabApp& app, int index);
+// The URL hash (without '#') for the current view, and applying one (notes on garbage).
+std::string lab_url_hash(const LabApp& app);
+void lab_apply_url_hash(LabApp& app, const std::string& hash);
+// Records the last ImGui item's rectangle under `id` (see UiRect).
+void lab_note_rect(LabApp& app, const std::string& id);
 
 }  // namespace lab

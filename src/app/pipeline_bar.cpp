@@ -39,6 +39,7 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         std::snprintf(label, sizeof label, "%d %s%s###chip%zu", static_cast<int>(i + 1), infos[i].chip, failing ? " !" : "", i);
         const float w = (ImGui::CalcTextSize(label, nullptr, true).x + style.FramePadding.x * 2) * squeeze;
         if (ImGui::Button(label, ImVec2(w, 0))) lab_go_to_stage(app, static_cast<int>(i));
+        lab_note_rect(app, std::string("chip:") + infos[i].key);
         ImGui::PopStyleColor(2);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", infos[i].title, infos[i].formula);
     }

@@ -26,9 +26,13 @@ void fit_mask_params(AttentionConfig& c) {
     }
 }
 
-bool int_knob(const char* label, int* v, const char* help) {
+// An integer field with -/+ buttons; its rectangle is recorded as "knob:<id>".
+bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char* help) {
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    ImGui::BeginGroup();
     const bool changed = ImGui::InputInt(label, v, 1, 8);
+    ImGui::EndGroup();
+    lab_note_rect(app, std::string("knob:") + id);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
     return changed;
 }
@@ -54,7 +58,9 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
         // Wrap like words: stay on this line only if the button still fits.
         const float w = ImGui::CalcTextSize(p.name).x + ImGui::GetStyle().FramePadding.x * 2;
         if (i && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right_edge) ImGui::SameLine();
-        if (ImGui::Button(p.name)) {
+        const bool clicked = ImGui::Button(p.name);
+        lab_note_rect(app, std::string("preset:") + p.name);
+        if (clicked) {
             c = p.config;
             app.tokens.clear();
             app.token_text[0] = '\0';
@@ -65,11 +71,11 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
     ImGui::Separator();
 
     ImGui::TextDisabled("Sizes");
-    changed |= int_knob("d_model", &c.d_model, "model width; the paper uses 512");
-    changed |= int_knob("heads h", &c.heads, "number of heads; d_k = d_v = d_model / h (paper: 8 heads of 64)");
+    changed |= int_knob(app, "d_model", "d_model", &c.d_model, "model width; the paper uses 512");
+    changed |= int_knob(app, "heads", "heads h", &c.heads, "number of heads; d_k = d_v = d_model / h (paper: 8 heads of 64)");
     ImGui::Text("d_k = d_v = %s", c.heads > 0 && c.d_model % c.heads == 0 ? std::to_string(c.d_k()).c_str() : "?");
     int seq = c.seq_len;
-    if (int_knob("seq_len L_q", &seq, "number of tokens (queries)")) {
+    if (int_knob(app, "seq_len", "seq_len L_q", &seq, "number of tokens (queries)")) {
         c.seq_len = seq;
         changed = true;
     }
@@ -78,10 +84,10 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
         changed = true;
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Q from the decoder input, K and V from an encoder memory (L_kv keys)");
-    if (c.cross) changed |= int_knob("kv_len L_kv", &c.kv_len, "encoder memory length (keys and values)");
-    changed |= int_knob("batch B", &c.batch, "independent sequences processed together");
+    if (c.cross) changed |= int_knob(app, "kv_len", "kv_len L_kv", &c.kv_len, "encoder memory length (keys and values)");
+    changed |= int_knob(app, "batch", "batch B", &c.batch, "independent sequences processed together");
     int seed = static_cast<int>(c.seed);
-    if (int_knob("seed", &seed, "inputs ~ N(0,1) and Xavier-uniform weights are drawn from this seed")) {
+    if (int_knob(app, "seed", "seed", &seed, "inputs ~ N(0,1) and Xavier-uniform weights are drawn from this seed")) {
         c.seed = static_cast<uint32_t>(std::max(0, seed));
         changed = true;
     }
@@ -90,7 +96,9 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
     ImGui::TextDisabled("Mask");
     int mask = static_cast<int>(c.mask);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
-    if (ImGui::Combo("mask", &mask, "none\0causal\0padding\0custom\0")) {
+    const bool mask_changed = ImGui::Combo("mask", &mask, "none\0causal\0padding\0custom\0");
+    lab_note_rect(app, "mask");
+    if (mask_changed) {
         c.mask = static_cast<MaskKind>(mask);
         changed = true;
     }
@@ -135,7 +143,10 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
 
     ImGui::TextDisabled("Tokens (words become the sequence)");
     ImGui::SetNextItemWidth(-1);
-    if (ImGui::InputTextWithHint("##tokens", "e.g. the cat sat on the mat", app.token_text, sizeof app.token_text)) {
+    const bool tokens_changed =
+        ImGui::InputTextWithHint("##tokens", "e.g. the cat sat on the mat", app.token_text, sizeof app.token_text);
+    lab_note_rect(app, "tokens");
+    if (tokens_changed) {
         app.tokens = split_words(app.token_text);
         if (!app.tokens.empty()) c.seq_len = static_cast<int>(app.tokens.size());
         changed = true;
@@ -151,6 +162,13 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
         for (const ConfigError& e : app.errors) ImGui::TextWrapped("%s: %s", e.param.c_str(), e.message.c_str());
         ImGui::PopStyleColor();
         ImGui::TextDisabled("showing the last valid configuration");
+    }
+    if (!app.notes.empty()) {
+        ImGui::Separator();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.4f, 1));
+        for (const std::string& n : app.notes) ImGui::TextWrapped("%s", n.c_str());
+        ImGui::PopStyleColor();
+        if (ImGui::SmallButton("dismiss")) app.notes.clear();
     }
     ImGui::Separator();
     ImGui::TextDisabled("recomputed in %.2f ms", app.recompute_ms);

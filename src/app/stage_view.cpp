@@ -59,11 +59,12 @@ Slice slice_of(const Tensor& t, int b, int head) {
 }
 
 // A title line, the heatmap, and hover bookkeeping for one tensor slice.
-void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int col_group) {
+void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int col_group, bool short_title = false) {
     const Slice s = slice_of(t, app.batch_item, head);
     std::string title = t.name + "  " + shape_named(t);
     if (s.prefix.size() == 1) title += "   item " + std::to_string(s.prefix[0]);
     if (s.prefix.size() == 2) title += "   item " + std::to_string(s.prefix[0]) + ", head " + std::to_string(head);
+    if (short_title) title = "head " + std::to_string(head) + "  (" + s.row_dim + " x " + s.col_dim + ")";
     ImGui::PushStyleColor(ImGuiCol_Text, s.prefix.size() == 2 ? ImGui::ColorConvertU32ToFloat4(head_color(head))
                                                                 : ImGui::GetStyleColorVec4(ImGuiCol_Text));
     ImGui::TextUnformatted(title.c_str());
@@ -77,6 +78,7 @@ void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int co
     opt.col_group = col_group;
     const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt, w,
                                          h - ImGui::GetTextLineHeightWithSpacing());
+    app.heatmaps.push_back({t.name, s.prefix, s.rows, s.cols, hit.x, hit.y, hit.cell_w, hit.cell_h});
     if (hit.row >= 0) {
         std::vector<int> index = s.prefix;
         if (t.shape.size() >= 2) index.push_back(hit.row);
@@ -96,26 +98,32 @@ void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int co
     }
 }
 
-// What the stage view shows for each stage: the main tensors (side by side when
-// there are several) and whether 4-D tensors follow the head selection.
-std::vector<std::string> shown_tensors(const LabApp& app, StageId id) {
+// What the stage view shows for each stage, left to right (or top to bottom when
+// wide). Split and concat always show every head, coloured as the column bands of
+// the (B, L, d_model) side, so the reader sees where each head's columns go.
+struct Shown {
+    std::string name;
+    bool every_head = false;
+};
+
+std::vector<Shown> shown_tensors(const LabApp& app, StageId id) {
     switch (id) {
         case StageId::Input: {
-            std::vector<std::string> v = {"x"};
-            if (app.trace.find("pe")) v.push_back("pe");
-            v.push_back("query_in");
-            if (app.trace.config.cross) v.push_back("key_value_in");
+            std::vector<Shown> v = {{"x"}};
+            if (app.trace.find("pe")) v.push_back({"pe"});
+            v.push_back({"query_in"});
+            if (app.trace.config.cross) v.push_back({"key_value_in"});
             return v;
         }
-        case StageId::Project: return {"q", "k", "v"};
-        case StageId::SplitHeads: return {"q", "q_heads"};
-        case StageId::Scores: return {"q_heads", "k_heads", "scores"};
-        case StageId::Scale: return {"scores", "scaled"};
-        case StageId::Mask: return {"mask", "masked"};
-        case StageId::Softmax: return {"masked", "weights"};
-        case StageId::Context: return {"weights", "v_heads", "context"};
-        case StageId::Concat: return {"context", "concat"};
-        case StageId::Output: return {"concat", "output"};
+        case StageId::Project: return {{"q"}, {"k"}, {"v"}};
+        case StageId::SplitHeads: return {{"q"}, {"q_heads", true}};
+        case StageId::Scores: return {{"q_heads"}, {"k_heads"}, {"scores"}};
+        case StageId::Scale: return {{"scores"}, {"scaled"}};
+        case StageId::Mask: return {{"mask"}, {"masked"}};
+        case StageId::Softmax: return {{"masked"}, {"weights"}};
+        case StageId::Context: return {{"weights"}, {"v_heads"}, {"context"}};
+        case StageId::Concat: return {{"context", true}, {"concat"}};
+        case StageId::Output: return {{"concat"}, {"output"}};
     }
     return {};
 }
@@ -145,11 +153,11 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     ImGui::NewLine();
     ImGui::Separator();
 
-    const std::vector<std::string> names = shown_tensors(app, info.id);
+    const std::vector<Shown> names = shown_tensors(app, info.id);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const bool wide = [&] {
         for (const auto& n : names) {
-            const Tensor* t = app.trace.find(n);
+            const Tensor* t = app.trace.find(n.name);
             if (t && t->shape.back() > 64) return true;
         }
         return false;
@@ -160,23 +168,28 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     const float cell_w = wide ? avail.x : (avail.x - gap * (n - 1)) / n;
     const float cell_h = wide ? avail.y / n : avail.y;
     for (int i = 0; i < n; ++i) {
-        const Tensor* t = app.trace.find(names[i]);
+        const Tensor* t = app.trace.find(names[i].name);
         if (!t) continue;
         if (i && !wide) ImGui::SameLine(0, gap);
-        ImGui::BeginChild(names[i].c_str(), ImVec2(cell_w, cell_h - 2), false, ImGuiWindowFlags_NoScrollbar);
+        ImGui::BeginChild(t->name.c_str(), ImVec2(cell_w, cell_h - 2), false, ImGuiWindowFlags_NoScrollbar);
         const bool per_head = t->shape.size() == 4;
         // Head bands only where columns really belong to heads: Q, K, V and the concat.
         const bool head_columns = t->name == "q" || t->name == "k" || t->name == "v" || t->name == "concat";
         const int group = head_columns && c.heads > 1 ? c.d_k() : 0;
-        if (per_head && app.all_heads && c.heads > 1) {
-            // Small multiples: a grid of every head.
-            const int per_row = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(c.heads))));
+        if (per_head && (app.all_heads || names[i].every_head) && c.heads > 1) {
+            // Small multiples: every head, in a row when few, else a grid.
+            ImGui::TextUnformatted((t->name + "  " + shape_named(*t) + "   item " + std::to_string(app.batch_item) +
+                                    ", every head")
+                                       .c_str());
+            const bool in_a_row = names[i].every_head && c.heads <= 8;
+            const int per_row =
+                in_a_row ? c.heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(c.heads))));
             const int grid_rows = (c.heads + per_row - 1) / per_row;
             const ImVec2 a = ImGui::GetContentRegionAvail();
             for (int h = 0; h < c.heads; ++h) {
                 if (h % per_row) ImGui::SameLine();
                 ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - 4, a.y / grid_rows - 4), false, ImGuiWindowFlags_NoScrollbar);
-                show_slice(app, *t, h, 0, 0, 0);
+                show_slice(app, *t, h, 0, 0, 0, true);
                 ImGui::EndChild();
             }
         } else {

@@ -29,6 +29,20 @@ std::string lab_state_json(const LabApp& app) {
     w.key("errors").begin_array();
     for (const ConfigError& e : app.errors) w.begin_object().key("param").value(e.param).key("message").value(e.message).end_object();
     w.end_array();
+    w.key("notes").values(app.notes);
+    w.key("url_hash").value(lab_url_hash(app));
+    w.key("layout").begin_object();
+    for (const UiRect& r : app.rects)
+        w.key(r.id).begin_object().key("x").value(r.x).key("y").value(r.y).key("w").value(r.w).key("h").value(r.h).end_object();
+    w.end_object();
+    w.key("heatmaps").begin_array();
+    for (const HeatmapPlacement& h : app.heatmaps)
+        w.begin_object()
+            .key("tensor").value(h.tensor).key("prefix").values(h.prefix)
+            .key("rows").value(h.rows).key("cols").value(h.cols)
+            .key("x").value(h.x).key("y").value(h.y).key("cell_w").value(h.cell_w).key("cell_h").value(h.cell_h)
+            .end_object();
+    w.end_array();
     w.key("help").value(app.show_help);
     w.key("recompute_ms").value(app.recompute_ms);
     w.key("ui_scale").value(static_cast<double>(app.ui_scale));

@@ -14,6 +14,8 @@ uint64_t Rng::next_u64() {
 
 double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
 
+float Rng::uniform_float() { return static_cast<float>(next_u64() >> 40) * (1.0f / 16777216.0f); }
+
 double Rng::uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
 
 double Rng::normal() {

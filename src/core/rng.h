@@ -15,6 +15,7 @@ public:
     uint64_t next_u64();
     double uniform();                      // [0, 1)
     double uniform(double lo, double hi);  // [lo, hi)
+    float uniform_float();                 // [0, 1) with 24 random bits: fast, for big weight matrices
     double normal();                       // N(0, 1)
 
 private:

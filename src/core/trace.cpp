@@ -30,7 +30,8 @@ void fill_normal(Tensor& t, uint64_t seed) {
 
 void fill_uniform(Tensor& t, uint64_t seed, double bound) {
     Rng rng(seed);
-    for (float& v : t.data) v = static_cast<float>(rng.uniform(-bound, bound));
+    const float lo = static_cast<float>(-bound), span = static_cast<float>(2 * bound);
+    for (float& v : t.data) v = lo + span * rng.uniform_float();
 }
 
 Tensor& add(Trace& tr, Tensor t) {

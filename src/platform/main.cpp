@@ -2,7 +2,8 @@
 // natively (OpenGL 3.3 core, desktop window) and on the web (WebGL2 via
 // Emscripten's GLFW). The app itself (src/app) never sees GL or GLFW.
 //
-//   native:  attention_lab [--frames N] [--screenshot out.ppm] [--width W --height H]
+//   native:  attention_lab [--hash STATE] [--frames N] [--screenshot out.ppm] [--width W --height H]
+//            (--hash takes the page's URL hash, e.g. "d_model=512&heads=8&stage=softmax")
 //   web:     loaded by index.html; window.lab.state() reads lab_state_json()
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -32,10 +33,36 @@ struct Platform {
     float built_scale = 0.0f;  // ui scale the fonts/style were built for
     long frames_left = -1;     // native --frames: exit after this many
     std::string screenshot;    // native --screenshot: write the last frame as PPM
+    std::string hash;          // native --hash: start from this view
 };
 Platform g;
 
 #ifdef __EMSCRIPTEN__
+EM_JS(int, js_hash_size, (), { return lengthBytesUTF8(window.location.hash) + 1; });
+EM_JS(void, js_hash_copy, (char* out, int size), { stringToUTF8(window.location.hash, out, size); });
+EM_JS(void, js_hash_replace, (const char* hash), {
+    var h = '#' + UTF8ToString(hash);
+    if (window.location.hash !== h) history.replaceState(null, "", h);
+});
+
+std::string location_hash() {
+    std::string h(static_cast<size_t>(js_hash_size()), '\0');
+    js_hash_copy(&h[0], static_cast<int>(h.size()));
+    h.resize(std::strlen(h.c_str()));
+    return h.empty() || h[0] != '#' ? h : h.substr(1);
+}
+
+// The URL hash mirrors the view. An edit from outside (address bar, a pasted
+// link, back/forward) is applied; the app's own changes replace the hash.
+std::string g_hash_written;
+void sync_url_hash() {
+    const std::string now = location_hash();
+    if (now != g_hash_written && !(now.empty() && g_hash_written.empty())) lab::lab_apply_url_hash(g.app, now);
+    const std::string want = lab::lab_url_hash(g.app);
+    if (want != now) js_hash_replace(want.c_str());
+    g_hash_written = want;
+}
+
 // The page sizes the canvas backing store to CSS size x devicePixelRatio
 // (index.html); Emscripten's GLFW then reports sizes in backing-store pixels, so
 // ImGui draws 1:1 and the UI scale follows the dpr.
@@ -49,6 +76,20 @@ void follow_canvas() {
     g.app.ui_scale = static_cast<float>(dpr > 0.5 && dpr < 8 ? dpr : 1.0);
 }
 #endif
+
+// Queues navigation keys for the app (installed before ImGui's backend, which
+// chains to it), so quick taps between frames are not lost.
+void on_key(GLFWwindow*, int key, int, int action, int) {
+    if (action == GLFW_RELEASE) return;
+    switch (key) {
+        case GLFW_KEY_LEFT: g.app.pending_keys.push_back(lab::LabKey::Left); break;
+        case GLFW_KEY_RIGHT: g.app.pending_keys.push_back(lab::LabKey::Right); break;
+        case GLFW_KEY_HOME: g.app.pending_keys.push_back(lab::LabKey::Home); break;
+        case GLFW_KEY_END: g.app.pending_keys.push_back(lab::LabKey::End); break;
+        case GLFW_KEY_ESCAPE: g.app.pending_keys.push_back(lab::LabKey::Escape); break;
+        default: break;
+    }
+}
 
 void write_ppm(const std::string& path, int w, int h) {
     std::string pixels(static_cast<size_t>(w) * h * 3, '\0');
@@ -80,6 +121,9 @@ void frame() {
     ImGui::NewFrame();
     lab::lab_frame(g.app);
     ImGui::Render();
+#ifdef __EMSCRIPTEN__
+    sync_url_hash();
+#endif
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(g.window, &fw, &fh);
     glViewport(0, 0, fw, fh);
@@ -114,6 +158,7 @@ int main(int argc, char** argv) {
         auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : ""; };
         if (a == "--frames") g.frames_left = std::atol(next());
         else if (a == "--screenshot") g.screenshot = next();
+        else if (a == "--hash") g.hash = next();
         else if (a == "--width") width = std::atoi(next());
         else if (a == "--height") height = std::atoi(next());
     }
@@ -152,9 +197,16 @@ int main(int argc, char** argv) {
     glfwGetWindowContentScale(g.window, &sx, &sy);
     g.app.ui_scale = sx > 0.5f ? sx : 1.0f;
 #endif
+    glfwSetKeyCallback(g.window, on_key);
     ImGui_ImplGlfw_InitForOpenGL(g.window, true);
     ImGui_ImplOpenGL3_Init(glsl_version);
     lab::lab_init(g.app);
+    if (!g.hash.empty()) lab::lab_apply_url_hash(g.app, g.hash);
+#ifdef __EMSCRIPTEN__
+    g_hash_written = "";
+    if (!location_hash().empty()) lab::lab_apply_url_hash(g.app, location_hash());
+    g_hash_written = location_hash();
+#endif
 
 #ifdef __EMSCRIPTEN__
     emscripten_set_main_loop(frame, 0, true);

@@ -1,0 +1,41 @@
+// url_state.h — Attention Lab core: the page's state in the URL hash, so a copied
+// link reopens the same view and a reload restores it.
+//
+//   #d_model=512&heads=8&seq_len=10&batch=2&seed=42&mask=padding&pad=10,7&fill=inf
+//    &scale=1&pe=1&bias=1&cross=0&kv_len=0&tokens=the%20cat%20sat&stage=softmax&b=1&head=3&all=0
+//
+// Decoding never fails: unknown keys, malformed values, duplicates and invalid
+// combinations are reported as notes and fall back to defaults.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config.h"
+
+namespace lab {
+
+struct ViewSelection {
+    int stage = 0;
+    int batch_item = 0;
+    int head = 0;
+    bool all_heads = false;
+};
+
+struct UrlState {
+    AttentionConfig config;
+    std::vector<std::string> tokens;
+    ViewSelection view;
+};
+
+struct UrlDecode {
+    UrlState state;
+    std::vector<std::string> notes;  // e.g. "hash: heads='x' is not a whole number; using 2"
+};
+
+std::string encode_url_state(const UrlState& s);   // without the leading '#'
+UrlDecode decode_url_state(const std::string& hash);  // with or without the leading '#'
+
+std::string percent_encode(const std::string& s);
+std::string percent_decode(const std::string& s);  // invalid escapes are kept literally
+
+}  // namespace lab
