@@ -11,7 +11,7 @@ mode="${1:-test}"
 
 web_pkgs=(cmake make g++ emscripten libeigen3-dev doctest-dev nlohmann-json3-dev
           libtomlplusplus-dev python3 python3-fonttools fonts-dejavu-core xz-utils dpkg-dev)
-test_pkgs=("${web_pkgs[@]}" libglfw3-dev libgl-dev chromium xvfb xauth
+test_pkgs=("${web_pkgs[@]}" libglfw3-dev libgl-dev chromium xvfb xauth clang libclang-rt-14-dev
            python3-torch python3-numpy nodejs npm)
 
 case "$mode" in

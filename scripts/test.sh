@@ -2,8 +2,9 @@
 # test.sh — the README's second command: installs what is missing, builds native
 # and web, then runs every suite; exits non-zero if any fails.
 #   suites: doctest (native, ctest) · doctest compiled to wasm (Node) ·
-#           PyTorch check of `attnlab trace --out` dumps · browser (headless Chromium) ·
-#           desktop app smoke run under Xvfb
+#           PyTorch check of `attnlab trace --out` dumps and of exported scripts ·
+#           doctest under AddressSanitizer + UBSan · bounded libFuzzer runs ·
+#           browser (headless Chromium) · desktop app smoke run under Xvfb
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
@@ -93,6 +94,9 @@ PY
 suite "doctest (native)" native_doctest
 suite "doctest (wasm under Node)" wasm_doctest
 suite "PyTorch reproduces attnlab dumps" torch_dumps
+suite "PyTorch runs exported scripts" bash "$here/tests/torch/check_exported_scripts.sh" "$here/build/native/attnlab" "$out/exported-scripts"
+suite "doctest under ASan + UBSan" "$here/scripts/sanitize.sh"
+suite "bounded fuzzing" "$here/scripts/fuzz.sh" "${LAB_FUZZ_SECONDS:-20}"
 suite "browser (headless Chromium)" browser
 suite "desktop app under Xvfb" desktop_smoke
 

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "core/stages.h"
+#include "core/tokens.h"
 #include "core/url_state.h"
 
 using namespace lab;
@@ -21,7 +22,7 @@ TEST_CASE("a full state survives encode -> decode") {
     s.config.mask_fill = MaskFill::NegBillion, s.config.pe = false, s.config.bias = false;
     s.tokens = {"the", "cat", "sat", "on", "\xe7\x8c\xab"};  // a CJK token survives percent-encoding
     s.config.seq_len = 5;
-    s.view = {6, 2, 5, true};
+    s.view.stage = 6, s.view.batch_item = 2, s.view.head = 5, s.view.all_heads = true;
     const std::string hash = encode_url_state(s);
     CHECK(hash.find("stage=softmax") != std::string::npos);
     CHECK(hash.find("tokens=the%20cat%20sat%20on%20%E7%8C%AB") != std::string::npos);
@@ -80,8 +81,8 @@ TEST_CASE("garbage in the hash: notes naming the key, defaults kept") {
             const UrlDecode d = decode_url_state(h);
             CHECK(validate(d.state.config).empty());
         }
-        const UrlDecode long_one = decode_url_state(std::string(100000, 'a'));
-        CHECK(has_note(long_one, "longer than 16384"));
+        const UrlDecode long_one = decode_url_state(std::string((32u << 20) + 10, 'a'));
+        CHECK(has_note(long_one, "longer than 33554432 characters (32 MiB)"));
         CHECK(validate(long_one.state.config).empty());
     }
     SUBCASE("out-of-range selection is reset") {
@@ -96,4 +97,37 @@ TEST_CASE("stage keys are stable") {
     const char* keys[] = {"input", "project", "split_heads", "scores", "scale", "mask", "softmax", "context", "concat", "output"};
     for (int i = 0; i < kStageCount; ++i) CHECK(stage_index(keys[i]) == i);
     CHECK(stage_index("nope") == -1);
+}
+
+TEST_CASE("tokens: words, CJK characters one by one, long tokens cut on a character boundary") {
+    const TokenSplit a = split_tokens("  the cat\tsat\n");
+    CHECK(a.tokens == std::vector<std::string>{"the", "cat", "sat"});
+    // 小猫追着球跑，它玩得很开心。 -> 14 tokens, punctuation included
+    const TokenSplit zh = split_tokens("\xe5\xb0\x8f\xe7\x8c\xab\xe8\xbf\xbd\xe7\x9d\x80\xe7\x90\x83\xe8\xb7\x91\xef\xbc\x8c"
+                                       "\xe5\xae\x83\xe7\x8e\xa9\xe5\xbe\x97\xe5\xbe\x88\xe5\xbc\x80\xe5\xbf\x83\xe3\x80\x82");
+    CHECK(zh.tokens.size() == 14);
+    CHECK(zh.tokens[1] == "\xe7\x8c\xab");
+    CHECK(zh.tokens[6] == "\xef\xbc\x8c");
+    const TokenSplit mixed = split_tokens("GPU\xe5\xbe\x88\xe5\xbf\xab");
+    CHECK(mixed.tokens == std::vector<std::string>{"GPU", "\xe5\xbe\x88", "\xe5\xbf\xab"});
+    std::string long_word;
+    for (int i = 0; i < 30; ++i) long_word += "\xc3\xa9";  // 60 bytes of 'é' ...
+    long_word += "xyz\xc3\xa9\xc3\xa9";                    // ... crossing 64 inside a character
+    const TokenSplit cut = split_tokens(long_word);
+    CHECK(cut.cut);
+    CHECK(cut.tokens[0].size() == 63);  // 60 + "xyz", the next 'é' would cross 64
+    CHECK(decode_url_state("tokens=" + percent_encode(long_word)).notes.size() == 1);
+}
+
+TEST_CASE("fuzz regression: a long run of UTF-8 continuation bytes never becomes an empty token") {
+    const std::string junk(100, '\x8e');
+    const TokenSplit t = split_tokens("a " + junk + " b");
+    REQUIRE(t.tokens.size() == 3);
+    CHECK(t.tokens[1].size() == kMaxTokenBytes);
+    UrlState s;
+    s.tokens = t.tokens;
+    s.config.seq_len = 3;
+    const UrlDecode d = decode_url_state(encode_url_state(s));
+    CHECK(d.notes.empty());
+    CHECK(d.state.tokens == t.tokens);
 }

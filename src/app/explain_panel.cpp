@@ -63,6 +63,9 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
         ImGui::TextWrapped("%s", app.hover.text.c_str());
     }
     ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+    ImGui::Separator();
+    draw_export_section(app);
     ImGui::End();
 }
 

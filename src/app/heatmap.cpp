@@ -23,6 +23,38 @@ uint32_t head_color(int h) {
     return palette[h % 8];
 }
 
+void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan) {
+    const float scale = ImGui::GetFontSize() / 13.0f;
+    const float w = 70.0f * scale, h = ImGui::GetTextLineHeight() * 0.6f;
+    char lo[24], hi[24];
+    std::snprintf(lo, sizeof lo, range.map == ColorMap::Sequential ? "%.0f" : "%.3g", range.lo);
+    std::snprintf(hi, sizeof hi, range.map == ColorMap::Sequential ? "%.0f" : "%.3g", range.hi);
+    ImGui::TextDisabled("%s", lo);
+    ImGui::SameLine(0, 4 * scale);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float y = p.y + (ImGui::GetTextLineHeight() - h) * 0.5f;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    constexpr int kSteps = 24;
+    for (int i = 0; i < kSteps; ++i) {
+        const float v = range.lo + (range.hi - range.lo) * (i + 0.5f) / kSteps;
+        dl->AddRectFilled(ImVec2(p.x + w * i / kSteps, y), ImVec2(p.x + w * (i + 1) / kSteps + 0.5f, y + h),
+                          colormap_color(range, v));
+    }
+    ImGui::Dummy(ImVec2(w, ImGui::GetTextLineHeight()));
+    ImGui::SameLine(0, 4 * scale);
+    ImGui::TextDisabled("%s", hi);
+    auto swatch = [&](uint32_t color, const char* label) {
+        ImGui::SameLine(0, 10 * scale);
+        const ImVec2 q = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(q.x, y), ImVec2(q.x + h, y + h), color);
+        ImGui::Dummy(ImVec2(h, ImGui::GetTextLineHeight()));
+        ImGui::SameLine(0, 3 * scale);
+        ImGui::TextDisabled("%s", label);
+    };
+    if (has_masked) swatch(kMaskedColor, "masked");
+    if (has_nan) swatch(kNanColor, "NaN");
+}
+
 HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols, int row_stride,
                          const HeatmapOptions& opt, float width, float height) {
     HeatmapHit hit;
@@ -45,7 +77,7 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
 
     // Square cells while they are big enough to read; a very wide matrix (L x 512)
     // keeps thin columns but tall rows, so it stays a readable band.
-    const float max_cell = opt.max_cell > 0 ? opt.max_cell : 28.0f * scale;
+    const float max_cell = opt.max_cell > 0 ? opt.max_cell : 44.0f * scale;
     float cw = std::max(0.05f, std::min(max_cell, (width - label_w) / cols));
     float ch = std::max(0.05f, std::min(max_cell, (height - top_h) / rows));
     if (cw >= 4.0f * scale) cw = ch = std::min(cw, ch);
@@ -58,11 +90,15 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
     hit.x = p0.x, hit.y = p0.y, hit.cell_w = cw, hit.cell_h = ch;
     ImDrawList* dl = ImGui::GetWindowDrawList();
 
-    // Cells (binned to whole pixels when they get smaller than one).
+    // Cells: one texture on the GPU when the platform offers it; otherwise
+    // rectangles, binned to whole pixels when cells get smaller than one.
+    const bool on_gpu = opt.gpu && opt.gpu->draw &&
+                        opt.gpu->draw(opt.gpu_key ? opt.gpu_key : id, opt.gpu_version, values, rows, cols, row_stride,
+                                      opt.range, p0.x, p0.y, p0.x + grid_w, p0.y + grid_h);
     const int step_c = cw >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / cw));
     const int step_r = ch >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / ch));
     const float gap_x = cw >= 6.0f ? 1.0f : 0.0f, gap_y = ch >= 6.0f ? 1.0f : 0.0f;
-    for (int r = 0; r < rows; r += step_r)
+    for (int r = 0; r < rows && !on_gpu; r += step_r)
         for (int c = 0; c < cols; c += step_c) {
             float v = values[static_cast<long>(r) * row_stride + c];
             for (int rr = r; rr < std::min(rows, r + step_r); ++rr)
@@ -74,6 +110,12 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
             const ImVec2 b(p0.x + std::min(cols, c + step_c) * cw - gap_x, p0.y + std::min(rows, r + step_r) * ch - gap_y);
             dl->AddRectFilled(a, b, colormap_color(opt.range, v));
         }
+
+    if (on_gpu && cw >= 6.0f && ch >= 6.0f) {  // the CPU path leaves 1 px gaps: draw them as lines
+        const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
+        for (int c = 1; c < cols; ++c) dl->AddLine(ImVec2(p0.x + c * cw - 0.5f, p0.y), ImVec2(p0.x + c * cw - 0.5f, p0.y + grid_h), bg);
+        for (int r = 1; r < rows; ++r) dl->AddLine(ImVec2(p0.x, p0.y + r * ch - 0.5f), ImVec2(p0.x + grid_w, p0.y + r * ch - 0.5f), bg);
+    }
 
     // Numbers inside cells when they fit.
     const float text_w = ImGui::CalcTextSize("-0.00").x;

@@ -10,6 +10,17 @@
 
 namespace lab {
 
+// Draws a matrix as one GPU texture coloured by shaders/heatmap_frag.glsl. Set by
+// the platform layer (src/platform/gpu_heatmap.cpp); the app never sees GL.
+struct HeatmapRenderer {
+    // rows x cols floats, value(r, c) = values[r * row_stride + c], into the screen
+    // rectangle (x0, y0)-(x1, y1) of the current window. key + version name the
+    // data: it is uploaded only when they change. Returns false when the GPU cannot
+    // (e.g. a dimension above the texture size limit): the caller draws on the CPU.
+    bool (*draw)(const char* key, unsigned long long version, const float* values, int rows, int cols, int row_stride,
+                 const ColorRange& range, float x0, float y0, float x1, float y1) = nullptr;
+};
+
 struct HeatmapOptions {
     ColorRange range;                                  // colour map and value range
     float max_cell = 0.0f;                             // largest cell edge in pixels; 0 = 28 px * ui scale
@@ -17,6 +28,9 @@ struct HeatmapOptions {
     const std::vector<std::string>* col_labels = nullptr;  // null: column numbers
     int col_group = 0;                                 // > 0: columns form heads of this width (coloured bands)
     int highlight_row = -1, highlight_col = -1;        // outline (e.g. the hovered cell in a linked view)
+    const HeatmapRenderer* gpu = nullptr;              // null: cells are drawn as ImGui rectangles
+    const char* gpu_key = nullptr;                     // with gpu: names this slice's texture
+    unsigned long long gpu_version = 0;                // with gpu: changes when the values change
 };
 
 struct HeatmapHit {
@@ -28,6 +42,10 @@ struct HeatmapHit {
 // Draws into the current window, at most `width` x `height` pixels (0 = available).
 HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols, int row_stride,
                          const HeatmapOptions& options, float width = 0.0f, float height = 0.0f);
+
+// A small gradient bar with its value range, on the current line: "-2.31 [bar] 2.31",
+// plus swatches for masked and NaN cells when the slice has any.
+void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan);
 
 // The colour of head `h` (bands above split/concat columns, chips).
 uint32_t head_color(int h);

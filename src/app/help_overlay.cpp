@@ -16,7 +16,8 @@ void draw_help_overlay(LabApp& app) {
         {"Right / j", "next stage"},       {"Left / k", "previous stage"},
         {"Home / End", "first / last stage"}, {"1 ... 9, 0", "jump to stage 1 ... 10"},
         {"[ / ]", "previous / next head"}, {"a", "all heads as small multiples"},
-        {"b", "next batch item"},          {"?", "this help (Esc closes)"},
+        {"b", "next batch item"},          {"e", "experiments menu (Esc leaves one)"},
+        {"?", "this help (Esc closes)"},
     };
     if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
         for (const auto& row : rows) {

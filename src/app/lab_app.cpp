@@ -8,6 +8,7 @@
 
 #include "core/stages.h"
 #include "core/url_state.h"
+#include "interop/config_file.h"
 #include "panels.h"
 
 namespace lab {
@@ -29,7 +30,11 @@ void lab_recompute(LabApp& app) {
         app.weights = make_weights(c);
         app.weights_for = c;
     }
+    // The new configuration is valid, so the new trace will exist: free the old one
+    // first, so the page's peak memory is one trace (validate() caps it) plus weights.
+    app.trace = Trace{};
     app.trace = run_trace(c, make_inputs(c, app.tokens), app.weights);
+    ++app.generation;
     app.recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (app.batch_item >= app.config.batch) app.batch_item = app.config.batch - 1;
     if (app.head >= app.config.heads) app.head = app.config.heads - 1;
@@ -37,6 +42,7 @@ void lab_recompute(LabApp& app) {
 }
 
 void lab_go_to_stage(LabApp& app, int index) {
+    app.experiment = -1;  // stepping through stages is the stepper's job
     if (index < 0) index = 0;
     if (index >= kStageCount) index = kStageCount - 1;
     app.stage = index;
@@ -46,7 +52,8 @@ std::string lab_url_hash(const LabApp& app) {
     UrlState s;
     s.config = app.errors.empty() ? app.config : app.trace.config;
     s.tokens = app.tokens;
-    s.view = {app.stage, app.batch_item, app.head, app.all_heads};
+    s.view.stage = app.stage, s.view.batch_item = app.batch_item, s.view.head = app.head, s.view.all_heads = app.all_heads;
+    if (app.experiment >= 0) s.view.experiment = experiment_infos()[app.experiment].key;
     return encode_url_state(s);
 }
 
@@ -62,7 +69,33 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
     app.head = d.state.view.head;
     app.all_heads = d.state.view.all_heads;
     app.notes = d.notes;
+    app.experiment = d.state.view.experiment.empty() ? -1 : experiment_index(d.state.view.experiment);
+    if (!d.state.view.experiment.empty() && app.experiment < 0)
+        app.notes.push_back("hash: exp='" + d.state.view.experiment.substr(0, 32) + "' names no experiment; showing the stepper");
     app.dirty = true;
+}
+
+void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text) {
+    const ConfigFileResult r = parse_config_file(text, name, app.config);
+    app.notes.clear();
+    const std::string what = name.empty() ? "pasted config" : name;
+    for (const ConfigError& e : r.errors) app.notes.push_back(what + ": " + e.param + ": " + e.message);
+    if (!r.ignored.empty()) {
+        std::string keys;
+        for (const auto& k : r.ignored) keys += (keys.empty() ? "" : ", ") + k;
+        app.notes.push_back(what + ": ignored (not used by the lab): " + keys);
+    }
+    if (r.ok) {
+        app.config = r.config;
+        if (!app.tokens.empty() && static_cast<int>(app.tokens.size()) != app.config.seq_len) {
+            app.tokens.clear();
+            app.token_text[0] = '\0';
+        }
+        app.dirty = true;
+        app.last_action = "loaded " + what + " (" + r.format + ")";
+    } else {
+        app.last_action = "could not load " + what + "; keeping the current configuration";
+    }
 }
 
 void lab_note_rect(LabApp& app, const std::string& id) {
@@ -72,18 +105,23 @@ void lab_note_rect(LabApp& app, const std::string& id) {
 
 namespace {
 
+// Runs after the panels: if a widget became active this very frame (a click into a
+// text field), its characters are text, not shortcuts.
 void handle_keys(LabApp& app) {
     ImGuiIO& io = ImGui::GetIO();
     std::vector<LabKey> keys;
     keys.swap(app.pending_keys);
-    if (io.WantTextInput) return;  // typing in a field: the keys belong to it
+    if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field: the keys belong to it
     for (LabKey key : keys) {
         switch (key) {
             case LabKey::Right: lab_go_to_stage(app, app.stage + 1); break;
             case LabKey::Left: lab_go_to_stage(app, app.stage - 1); break;
             case LabKey::Home: lab_go_to_stage(app, 0); break;
             case LabKey::End: lab_go_to_stage(app, kStageCount - 1); break;
-            case LabKey::Escape: app.show_help = false; break;
+            case LabKey::Escape:
+                if (!app.show_help) app.experiment = -1;  // Esc leaves an experiment, or closes the help
+                app.show_help = false;
+                break;
         }
     }
     const int heads = app.trace.config.heads, batch = app.trace.config.batch;
@@ -96,6 +134,7 @@ void handle_keys(LabApp& app) {
             case ']': app.head = (app.head + 1) % heads; break;
             case '[': app.head = (app.head + heads - 1) % heads; break;
             case 'b': app.batch_item = (app.batch_item + 1) % batch; break;
+            case 'e': app.open_experiment_menu = true; break;
             default:
                 if (ch >= '1' && ch <= '9') lab_go_to_stage(app, ch - '1');
                 if (ch == '0') lab_go_to_stage(app, 9);
@@ -118,26 +157,31 @@ void lab_frame(LabApp& app) {
     app.rects.clear();
     app.heatmaps.clear();
     if (app.dirty) lab_recompute(app);
-    handle_keys(app);
 
     // Layout: pipeline bar on top; setup left, explain right, stage view and the
     // dimension table in the middle. Narrow windows (>= 800 px) shrink the sides.
     const ImVec2 ds = ImGui::GetIO().DisplaySize;
     const float s = app.ui_scale;
     const float bar_h = ImGui::GetFrameHeight() * 2.4f;
-    const float side_l = std::max(220.0f * s, std::min(300.0f * s, ds.x * 0.22f));
-    const float side_r = std::max(260.0f * s, std::min(380.0f * s, ds.x * 0.27f));
+    const float side_l = std::max(190.0f * s, std::min(300.0f * s, ds.x * 0.22f));
+    const float side_r = std::max(230.0f * s, std::min(380.0f * s, ds.x * 0.27f));
     const float mid_w = std::max(200.0f, ds.x - side_l - side_r);
     const float body_h = ds.y - bar_h;
-    const float table_h = std::min(body_h * 0.34f, (kStageCount + 2.5f) * ImGui::GetTextLineHeightWithSpacing());
+    const float table_h = app.cost_tab_open ? body_h * 0.45f
+                                            : std::min(body_h * 0.34f, (kStageCount + 3.5f) * ImGui::GetTextLineHeightWithSpacing());
 
     draw_pipeline_bar(app, {0, 0, ds.x, bar_h});
     draw_setup_panel(app, {0, bar_h, side_l, body_h});
     app.hover = HoverCell{};
-    draw_stage_view(app, {side_l, bar_h, mid_w, body_h - table_h});
-    draw_dimension_table(app, {side_l, bar_h + body_h - table_h, mid_w, table_h});
-    draw_explain_panel(app, {side_l + mid_w, bar_h, ds.x - side_l - mid_w, body_h});
+    if (app.experiment >= 0) {
+        draw_experiment_view(app, side_l, bar_h, ds.x - side_l, body_h);
+    } else {
+        draw_stage_view(app, {side_l, bar_h, mid_w, body_h - table_h});
+        draw_dimension_table(app, {side_l, bar_h + body_h - table_h, mid_w, table_h});
+        draw_explain_panel(app, {side_l + mid_w, bar_h, ds.x - side_l - mid_w, body_h});
+    }
     if (app.show_help) draw_help_overlay(app);
+    handle_keys(app);
 }
 
 }  // namespace lab

@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/length_sweep.h"
 #include "core/trace.h"
+#include "experiments.h"
+#include "heatmap.h"
 
 namespace lab {
 
@@ -42,6 +45,15 @@ struct HeatmapPlacement {
 // would otherwise be lost.
 enum class LabKey { Left, Right, Home, End, Escape };
 
+// What the app asks of its host (sokol-style function table; null = unsupported).
+// Web: a browser download and the clipboard; native: a file in the working
+// directory and GLFW's clipboard.
+struct LabHost {
+    void (*save_file)(const std::string& name, const std::string& bytes, const char* mime) = nullptr;
+    void (*copy_text)(const std::string& text) = nullptr;
+    std::string (*share_url)(const std::string& hash) = nullptr;  // full URL for a hash
+};
+
 struct LabApp {
     AttentionConfig config;            // what the knobs show (may be invalid)
     std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
@@ -52,18 +64,30 @@ struct LabApp {
     char token_text[512] = {};         // the tokens field as typed
 
     int stage = 0;                     // index into stage_infos()
+    int experiment = -1;               // -1: the stage stepper; else index into experiment_infos()
+    ExperimentResults results;
     int batch_item = 0;
     int head = 0;
     bool all_heads = false;            // small multiples of every head
     bool show_help = false;
+    bool open_experiment_menu = false; // 'e' asks the pipeline bar to open the menu
 
     std::vector<LabKey> pending_keys;  // filled by the platform, drained by lab_frame
     HoverCell hover;
+    std::vector<SweepPoint> sweep;     // the cost tab's measurement over L (empty until asked)
+    bool cost_tab_open = false;
     std::vector<std::string> notes;    // e.g. what was wrong with the URL hash
     std::vector<UiRect> rects;         // rebuilt every frame
     std::vector<HeatmapPlacement> heatmaps;
     double recompute_ms = 0.0;
     long frame = 0;
+    LabHost host;
+    HeatmapRenderer gpu;               // set by the platform; empty: CPU heatmaps
+    unsigned long long generation = 0; // counts recomputes: textures re-upload when it changes
+    long gpu_uploads = 0;              // reported by the platform: textures uploaded so far
+    int gpu_textures = 0;              // and alive now
+    char config_text[4096] = {};       // the "paste a config" field
+    std::string last_action;           // e.g. "saved attn_..._weights.csv" — shown and reported
     float ui_scale = 1.0f;             // set by the platform from devicePixelRatio / content scale
     bool dirty = true;                 // config changed: recompute before drawing
 };
@@ -80,6 +104,9 @@ void lab_go_to_stage(LabApp& app, int index);
 // The URL hash (without '#') for the current view, and applying one (notes on garbage).
 std::string lab_url_hash(const LabApp& app);
 void lab_apply_url_hash(LabApp& app, const std::string& hash);
+// Applies a JSON or TOML config file's text (name decides the format, "" sniffs);
+// problems become notes naming the key, the view keeps the last good trace.
+void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text);
 // Records the last ImGui item's rectangle under `id` (see UiRect).
 void lab_note_rect(LabApp& app, const std::string& id);
 

@@ -21,5 +21,8 @@ void draw_stage_view(LabApp& app, const PanelRect& r);     // the current stage'
 void draw_explain_panel(LabApp& app, const PanelRect& r);  // formula, PyTorch, shapes, why, invariants
 void draw_dimension_table(LabApp& app, const PanelRect& r);
 void draw_help_overlay(LabApp& app);                       // '?' — every shortcut
+void draw_export_section(LabApp& app);
+void draw_cost_tab(LabApp& app);                           // a tab beside the dimension table                     // inside the explain panel
+void draw_config_loader(LabApp& app);                      // inside the setup panel
 
 }  // namespace lab

@@ -2,6 +2,7 @@
 // current one lit; click a chip or use ←/→ (j/k), Home/End.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/stages.h"
@@ -15,19 +16,31 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     ImGui::TextUnformatted("Attention Lab");
     ImGui::SameLine();
     ImGui::TextDisabled("multi-head attention, stage by stage  (? for help)");
+    ImGui::SameLine();
+    draw_experiment_menu(app);
     const auto& infos = stage_infos();
     const ImGuiStyle& style = ImGui::GetStyle();
-    float total = 0;
-    for (const StageInfo& info : infos) total += ImGui::CalcTextSize(info.chip).x + style.FramePadding.x * 2 + 24;
-    const float avail = ImGui::GetContentRegionAvail().x;
-    const float squeeze = total > avail ? avail / total : 1.0f;
+    // Chips keep their full labels; on a narrow window the '>' separators go first,
+    // then the chips shrink evenly.
+    char label[64];
+    float chips = 0;
     for (size_t i = 0; i < infos.size(); ++i) {
-        if (i) {
+        std::snprintf(label, sizeof label, "%d %s !", static_cast<int>(i + 1), infos[i].chip);
+        chips += ImGui::CalcTextSize(label).x + style.FramePadding.x * 2;
+    }
+    const float sep = ImGui::CalcTextSize(">").x + 4 + style.ItemSpacing.x;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const bool separators = chips + sep * (infos.size() - 1) <= avail;
+    const float spacing = separators ? sep : style.ItemSpacing.x;
+    const float squeeze = std::min(1.0f, (avail - spacing * (infos.size() - 1)) / chips);
+    for (size_t i = 0; i < infos.size(); ++i) {
+        if (i && !separators) ImGui::SameLine();
+        if (i && separators) {
             ImGui::SameLine(0, 2);
             ImGui::TextDisabled(">");
             ImGui::SameLine(0, 2);
         }
-        const bool current = static_cast<int>(i) == app.stage;
+        const bool current = static_cast<int>(i) == app.stage && app.experiment < 0;
         const bool failing = [&] {
             for (const auto& ch : app.trace.stages[i].checks)
                 if (!ch.pass) return true;
@@ -35,7 +48,6 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         }();
         ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
         ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.32f, 0.52f, 0.86f, 1));
-        char label[64];
         std::snprintf(label, sizeof label, "%d %s%s###chip%zu", static_cast<int>(i + 1), infos[i].chip, failing ? " !" : "", i);
         const float w = (ImGui::CalcTextSize(label, nullptr, true).x + style.FramePadding.x * 2) * squeeze;
         if (ImGui::Button(label, ImVec2(w, 0))) lab_go_to_stage(app, static_cast<int>(i));

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/tokens.h"
 #include "lab_app.h"
 #include "panels.h"
 #include "presets.h"
@@ -37,12 +38,6 @@ bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char
     return changed;
 }
 
-std::vector<std::string> split_words(const std::string& text) {
-    std::vector<std::string> words;
-    std::istringstream is(text);
-    for (std::string w; is >> w;) words.push_back(w);
-    return words;
-}
 
 }  // namespace
 
@@ -147,7 +142,7 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
         ImGui::InputTextWithHint("##tokens", "e.g. the cat sat on the mat", app.token_text, sizeof app.token_text);
     lab_note_rect(app, "tokens");
     if (tokens_changed) {
-        app.tokens = split_words(app.token_text);
+        app.tokens = split_tokens(app.token_text).tokens;
         if (!app.tokens.empty()) c.seq_len = static_cast<int>(app.tokens.size());
         changed = true;
     }
@@ -163,6 +158,8 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
         ImGui::PopStyleColor();
         ImGui::TextDisabled("showing the last valid configuration");
     }
+    ImGui::Separator();
+    draw_config_loader(app);
     if (!app.notes.empty()) {
         ImGui::Separator();
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.4f, 1));

@@ -72,12 +72,22 @@ void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int co
     const std::vector<std::string> rows = axis_labels(app, s.row_dim, s.rows);
     const std::vector<std::string> cols = axis_labels(app, s.col_dim, s.cols);
     HeatmapOptions opt;
-    opt.range = range_for(s.data, static_cast<long>(s.rows) * s.cols, map_for(t.name));
+    const long count = static_cast<long>(s.rows) * s.cols;
+    opt.range = range_for(s.data, count, map_for(t.name));
+    if (!short_title) {
+        bool masked = false, nan = false;
+        for (long i = 0; i < count; ++i) masked |= s.data[i] <= -1e8f, nan |= std::isnan(s.data[i]);
+        ColorLegend(opt.range, masked, nan);
+    }
     opt.row_labels = &rows;
     opt.col_labels = &cols;
     opt.col_group = col_group;
-    const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt, w,
-                                         h - ImGui::GetTextLineHeightWithSpacing());
+    std::string key = t.name;
+    for (int i : s.prefix) key += "/" + std::to_string(i);
+    opt.gpu = &app.gpu;
+    opt.gpu_key = key.c_str();
+    opt.gpu_version = app.generation;
+    const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt, w, h);
     app.heatmaps.push_back({t.name, s.prefix, s.rows, s.cols, hit.x, hit.y, hit.cell_w, hit.cell_h});
     if (hit.row >= 0) {
         std::vector<int> index = s.prefix;

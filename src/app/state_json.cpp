@@ -10,6 +10,8 @@ std::string lab_state_json(const LabApp& app) {
     JsonWriter w;
     w.begin_object();
     w.key("frame").value(app.frame);
+    w.key("experiment");
+    write_experiment_state(app, w);
     w.key("stage").begin_object().key("id").value(infos[app.stage].key).key("index").value(app.stage);
     w.key("title").value(infos[app.stage].title).end_object();
     w.key("stages");
@@ -29,7 +31,18 @@ std::string lab_state_json(const LabApp& app) {
     w.key("errors").begin_array();
     for (const ConfigError& e : app.errors) w.begin_object().key("param").value(e.param).key("message").value(e.message).end_object();
     w.end_array();
+    w.key("stage_ms").begin_array();
+    for (double ms : app.trace.stage_ms) w.value(ms);
+    w.end_array();
+    w.key("cost_tab_open").value(app.cost_tab_open);
+    w.key("sweep").begin_array();
+    for (const SweepPoint& p : app.sweep)
+        w.begin_object().key("seq_len").value(p.seq_len).key("attention_ms").value(p.attention_ms)
+            .key("projection_ms").value(p.projection_ms).key("attention_flops").value(p.attention_flops)
+            .key("projection_flops").value(p.projection_flops).end_object();
+    w.end_array();
     w.key("notes").values(app.notes);
+    w.key("last_action").value(app.last_action);
     w.key("url_hash").value(lab_url_hash(app));
     w.key("layout").begin_object();
     for (const UiRect& r : app.rects)
@@ -45,6 +58,8 @@ std::string lab_state_json(const LabApp& app) {
     w.end_array();
     w.key("help").value(app.show_help);
     w.key("recompute_ms").value(app.recompute_ms);
+    w.key("gpu").begin_object().key("enabled").value(app.gpu.draw != nullptr);
+    w.key("uploads").value(app.gpu_uploads).key("textures").value(app.gpu_textures).end_object();
     w.key("ui_scale").value(static_cast<double>(app.ui_scale));
     w.end_object();
     return w.str();

@@ -4,19 +4,17 @@
 #include <imgui.h>
 
 #include "lab_font_Sans.h"
-#include "lab_font_SansMono.h"
 
 namespace lab {
 
 namespace {
-ImFont* g_code_font = nullptr;
 
-// The code points the fonts were subset to (CMakeLists.txt, LAB_FONT_UNICODES).
-const ImWchar kGlyphRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2070, 0x209F, 0x2190, 0x21FF,
-                                0x2200, 0x22FF, 0x25A0, 0x25FF, 0x2713, 0x2717, 0x1D00, 0x1D7F, 0};
+// The code points the font was subset to (CMakeLists.txt, LAB_FONT_UNICODES).
+const ImWchar kGlyphRanges[] = {0x0020, 0x007E, 0x00A0, 0x00FF, 0x0391, 0x03A9, 0x03B1, 0x03C9, 0x2013, 0x2014,
+                                0x2018, 0x201D, 0x2022, 0x2022, 0x2026, 0x2026, 0x2032, 0x2032, 0x2070, 0x209F,
+                                0x2190, 0x2193, 0x21D2, 0x21D2, 0x2200, 0x22FF, 0x2713, 0x2717, 0x1D3C, 0x1D3C,
+                                0x1D40, 0x1D4F, 0x1D57, 0x1D57, 0};
 }  // namespace
-
-ImFont* code_font() { return g_code_font; }
 
 void build_ui_style(float scale) {
     ImGuiStyle style;
@@ -46,8 +44,6 @@ void build_ui_style(float scale) {
     cfg.OversampleH = 2;
     io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kFontSans), static_cast<int>(kFontSans_size),
                                    15.0f * scale, &cfg, kGlyphRanges);
-    g_code_font = io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kFontSansMono),
-                                                 static_cast<int>(kFontSansMono_size), 14.0f * scale, &cfg, kGlyphRanges);
     io.Fonts->Build();
 }
 

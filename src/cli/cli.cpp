@@ -1,22 +1,33 @@
 // cli.cpp — Attention Lab CLI: `attnlab trace` prints the tutorial-style shape table
-// and the invariant results, and with --out dumps every tensor for PyTorch.
+// and the invariant results, and with --out dumps every tensor for PyTorch;
+// `attnlab export-script` writes a standalone PyTorch script that checks the trace.
+// Both read a JSON or TOML config file with --config FILE (later flags override it).
 #include "cli.h"
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <ostream>
 
 #include "../core/dump.h"
+#include "../core/npy.h"
 #include "../core/trace.h"
+#include "../interop/config_file.h"
+#include "../interop/exports.h"
 
 namespace lab {
 
 std::string cli_usage() {
-    return "usage: attnlab trace [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N] [--seed N]\n"
-           "                     [--mask none|causal|padding:L1,L2,...|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
-           "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--out DIR]\n"
+    return "usage: attnlab trace [--config FILE] [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N]\n"
+           "                     [--seed N] [--mask none|causal|padding:L1,L2,...|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
+           "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--format table|json] [--out DIR]\n"
+           "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
            "       attnlab help\n"
-           "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n";
+           "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
+           "  --config FILE reads a .json (d_model, h, d_k, seq_len, batch_size, seed, ...) or a .toml with an\n"
+           "    [attention] table; flags after it override the file, keys the lab does not use are listed as a note\n"
+           "  export-script writes a standalone PyTorch script (standard output without --out) that recomputes the\n"
+           "    trace with torch and exits 0 when PyTorch agrees with the lab\n";
 }
 
 namespace {
@@ -75,10 +86,11 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         p.options.command = "help";
         return p;
     }
-    if (p.options.command != "trace") {
-        p.errors.push_back({"command", "unknown command '" + args[0] + "' (commands: trace, help)"});
+    if (p.options.command != "trace" && p.options.command != "export-script") {
+        p.errors.push_back({"command", "unknown command '" + args[0] + "' (commands: trace, export-script, help)"});
         return p;
     }
+    const bool script = p.options.command == "export-script";
     std::vector<std::vector<uint8_t>> custom_rows;
     bool kv_len_given = false;
     for (size_t i = 1; i < args.size(); ++i) {
@@ -136,7 +148,32 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         else if (flag == "--no-bias") c.bias = false;
         else if (flag == "--cross") c.cross = true;
         else if (flag == "--out") {
-            if (value(&v)) p.options.out_dir = v;
+            if (value(&v)) (script ? p.options.out_file : p.options.out_dir) = v;
+        } else if (flag == "--config") {
+            if (!value(&v)) continue;
+            p.options.config_files.push_back(v);
+            std::string text, error;
+            std::error_code ec;
+            if (std::filesystem::is_directory(v, ec)) {
+                p.errors.push_back({"--config", v + " is a directory, not a .json or .toml file"});
+                continue;
+            }
+            if (!read_file(v, &text, &error)) {
+                p.errors.push_back({"--config", error});
+                continue;
+            }
+            // The file applies on top of the flags so far; flags after it override it.
+            const ConfigFileResult r = parse_config_file_unvalidated(text, v, c);
+            for (const ConfigError& e : r.errors)
+                p.errors.push_back({e.param == "file" ? "--config " + v : "--config " + v + ": " + e.param, e.message});
+            if (!r.errors.empty()) continue;
+            c = r.config;
+            custom_rows.clear();  // a custom mask given before the file no longer applies
+            if (!r.ignored.empty()) {
+                std::string note = v + ": ignored keys the lab does not use:";
+                for (size_t k = 0; k < r.ignored.size(); ++k) note += (k ? ", " : " ") + r.ignored[k];
+                p.notes.push_back(note);
+            }
         } else if (flag == "--format") {
             if (!value(&v)) continue;
             if (v == "table" || v == "json") p.options.format = v;
@@ -148,7 +185,8 @@ CliParse parse_cli(const std::vector<std::string>& args) {
     if (!p.errors.empty()) return p;
     if (kv_len_given && !c.cross && c.kv_len != c.seq_len)
         p.errors.push_back({"--kv-len", "--kv-len differs from --seq-len, which needs --cross (K and V from an encoder memory)"});
-    if (c.mask == MaskKind::Custom) {
+    if (c.mask == MaskKind::Custom && !custom_rows.empty()) {  // from --mask custom:... (a file's mask is checked there)
+        c.custom_keep.clear();
         const int rows = static_cast<int>(custom_rows.size());
         const int cols = static_cast<int>(custom_rows[0].size());
         bool ragged = false;
@@ -221,6 +259,7 @@ void print_json(const Trace& tr, std::ostream& out) {
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     const CliParse p = parse_cli(args);
+    for (const std::string& note : p.notes) err << "attnlab: note: " << note << "\n";
     if (!p.errors.empty()) {
         for (const ConfigError& e : p.errors) err << "attnlab: " << e.param << ": " << e.message << "\n";
         err << cli_usage();
@@ -231,6 +270,21 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         return 0;
     }
     const Trace tr = run_trace(p.options.config);
+    if (p.options.command == "export-script") {
+        const std::string script = pytorch_script(tr);
+        if (p.options.out_file.empty()) {
+            out << script;
+            return 0;
+        }
+        std::string error;
+        if (!write_file(p.options.out_file, script, &error)) {
+            err << "attnlab: --out: " << error << "\n";
+            return 1;
+        }
+        out << "wrote " << p.options.out_file << " (" << script.size() << " bytes): python3 " << p.options.out_file
+            << " recomputes this trace with PyTorch and exits 0 when it agrees\n";
+        return 0;
+    }
     if (p.options.format == "json") print_json(tr, out);
     else print_table(tr, out);
     if (!p.options.out_dir.empty()) {

@@ -10,15 +10,18 @@
 namespace lab {
 
 struct CliOptions {
-    std::string command;       // "trace" | "help"
+    std::string command;       // "trace" | "export-script" | "help"
     AttentionConfig config;
-    std::string out_dir;       // --out DIR: write .npy + manifest.json
+    std::string out_dir;       // trace --out DIR: write .npy + manifest.json
+    std::string out_file;      // export-script --out FILE.py ("" = standard output)
     std::string format = "table";
+    std::vector<std::string> config_files;  // --config FILE, in order (flags after one override it)
 };
 
 struct CliParse {
     CliOptions options;
     std::vector<ConfigError> errors;  // parse and validation errors, each naming its flag or parameter
+    std::vector<std::string> notes;   // not errors: e.g. config-file keys the lab ignores
 };
 
 CliParse parse_cli(const std::vector<std::string>& args);  // args without the program name

@@ -2,6 +2,7 @@
 #include "attention.h"
 
 #include <Eigen/Core>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -45,18 +46,35 @@ void concat_heads(float* out, const float* in, int B, int h, int L, int d_v) {
             }
 }
 
+namespace {
+// Adds the time since the last call to step_ms[step] (when timing is on).
+struct StepTimer {
+    double* step_ms;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void lap(int step) {
+        if (!step_ms) return;
+        const auto now = std::chrono::steady_clock::now();
+        step_ms[step] += std::chrono::duration<double, std::milli>(now - last).count();
+        last = now;
+    }
+};
+}  // namespace
+
 void scaled_dot_product_attention(const SdpaOutputs& out, const float* q, const float* k, const float* v,
                                   const float* keep, int L_q, int L_kv, int d_k, int d_v,
                                   const SdpaOptions& options) {
     MatMap weights(out.weights, L_q, L_kv);
+    StepTimer timer{options.step_ms};
 
     // 1. scores = q·kᵀ: how well each query matches each key.
     weights.noalias() = ConstMatMap(q, L_q, d_k) * ConstMatMap(k, L_kv, d_k).transpose();
     if (out.scores) MatMap(out.scores, L_q, L_kv) = weights;
+    timer.lap(0);
 
     // 2. ÷√d_k: keeps the dot products' variance near 1 whatever d_k is.
     if (options.scale) weights /= std::sqrt(static_cast<float>(d_k));
     if (out.scaled) MatMap(out.scaled, L_q, L_kv) = weights;
+    timer.lap(1);
 
     // 3. masked_fill(keep == 0, fill): masked keys get -inf (or -1e9) before the softmax.
     if (keep) {
@@ -66,23 +84,31 @@ void scaled_dot_product_attention(const SdpaOutputs& out, const float* q, const 
                 if (keep[static_cast<long>(i) * L_kv + j] == 0.0f) weights(i, j) = fill;
     }
     if (out.masked) MatMap(out.masked, L_q, L_kv) = weights;
+    timer.lap(2);
 
     // 4. softmax over the last axis, subtracting the row max so exp never overflows.
     //    A row of all -inf gives max = -inf and (-inf) - (-inf) = NaN: PyTorch's result.
-    //    std::exp, not Eigen's vectorised exp: that one clamps its input near -88 and
-    //    returns ~3e-39 for -inf, so masked weights would not be exactly 0.
+    //    Eigen's vectorised exp clamps its input near -88 (returning ~3e-39 for -inf),
+    //    so the few far-negative entries (masked keys) are redone with std::exp, which
+    //    gives exactly 0 for -inf and for a -1e9 fill, as PyTorch does.
     for (int i = 0; i < L_q; ++i) {
-        float* row = out.weights + static_cast<long>(i) * L_kv;
-        float max = row[0];
-        for (int j = 1; j < L_kv; ++j) max = std::fmax(max, row[j]);
-        float sum = 0.0f;
-        for (int j = 0; j < L_kv; ++j) sum += (row[j] = std::exp(row[j] - max));
-        const float inv = 1.0f / sum;
-        for (int j = 0; j < L_kv; ++j) row[j] *= inv;
+        auto row = weights.row(i).array();
+        const float max = row.maxCoeff();
+        row -= max;
+        const bool far_negative = (row < -80.0f).any();
+        Eigen::Array<float, 1, Eigen::Dynamic> shifted;
+        if (far_negative) shifted = row;
+        row = row.exp();
+        if (far_negative)
+            for (int j = 0; j < L_kv; ++j)
+                if (shifted(j) < -80.0f) row(j) = std::exp(shifted(j));
+        row /= row.sum();
     }
+    timer.lap(3);
 
     // 5. context = weights·v: each query's weighted average of the values.
     MatMap(out.context, L_q, d_v).noalias() = weights * ConstMatMap(v, L_kv, d_v);
+    timer.lap(4);
 }
 
 std::vector<int> mask_shape(const AttentionConfig& c) {

@@ -33,6 +33,9 @@ struct SdpaOutputs {
 struct SdpaOptions {
     bool scale = true;                     // divide by √d_k
     MaskFill fill = MaskFill::NegInf;
+    // When set, milliseconds spent in each step are added to [0] scores, [1] scale,
+    // [2] mask, [3] softmax, [4] context (the cost panel's per-stage timings).
+    double* step_ms = nullptr;
 };
 
 // Single-head attention, Attention(Q, K, V) = softmax(QKᵀ/√d_k)V with an optional

@@ -51,19 +51,27 @@ InvariantCheck finite_check(const Tensor& t, long allowed_nonfinite, const char*
     return c;
 }
 
-// keep value for (b, i, j) whatever the mask's rank.
-float keep_at(const Tensor& mask, int b, int i, int j) {
-    return mask.shape.size() == 3 ? mask.at({b, i, j}) : mask.at({i, j});
+// The keep row (L_kv values) of query i in batch item b, whatever the mask's rank.
+const float* keep_row(const Tensor& mask, int b, int i) {
+    const int Lq = mask.shape[mask.shape.size() - 2], Lkv = mask.shape.back();
+    const long item = mask.shape.size() == 3 ? b : 0;
+    return mask.ptr() + (item * Lq + i) * static_cast<long>(Lkv);
 }
+
+// A copy preserves NaN too: equal, or both NaN.
+bool same_value(float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 // Does the head slice equal the column block of the (B, L, h*d) tensor? (split/concat are pure copies)
 bool heads_match_columns(const Tensor& heads, const Tensor& flat) {
     const int B = heads.shape[0], h = heads.shape[1], L = heads.shape[2], dk = heads.shape[3];
     for (int b = 0; b < B; ++b)
         for (int head = 0; head < h; ++head)
-            for (int l = 0; l < L; ++l)
+            for (int l = 0; l < L; ++l) {
+                const float* a = heads.ptr() + ((static_cast<long>(b) * h + head) * L + l) * dk;
+                const float* f = flat.ptr() + (static_cast<long>(b) * L + l) * h * dk + head * dk;
                 for (int j = 0; j < dk; ++j)
-                    if (heads.at({b, head, l, j}) != flat.at({b, l, head * dk + j})) return false;
+                    if (!same_value(a[j], f[j])) return false;
+            }
     return true;
 }
 
@@ -85,7 +93,8 @@ void check_invariants(Trace& tr) {
     for (int b = 0; b < B; ++b)
         for (int i = 0; i < Lq; ++i) {
             bool any = false;
-            for (int j = 0; j < Lkv && !any; ++j) any = keep_at(mask, b, i, j) != 0.0f;
+            const float* keep = keep_row(mask, b, i);
+            for (int j = 0; j < Lkv && !any; ++j) any = keep[j] != 0.0f;
             if (!any) fully_masked += h;
         }
     tr.fully_masked_rows = fully_masked;
@@ -130,13 +139,17 @@ void check_invariants(Trace& tr) {
         long wrong = 0, n_masked = 0;
         for (int b = 0; b < B; ++b)
             for (int head = 0; head < h; ++head)
-                for (int i = 0; i < Lq; ++i)
+                for (int i = 0; i < Lq; ++i) {
+                    const float* keep = keep_row(mask, b, i);
+                    const long row = ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
+                    const float* m = masked.ptr() + row;
+                    const float* sc = scaled.ptr() + row;
                     for (int j = 0; j < Lkv; ++j) {
-                        const bool keep = keep_at(mask, b, i, j) != 0.0f;
-                        const float m = masked.at({b, head, i, j});
-                        n_masked += !keep;
-                        wrong += keep ? (m != scaled.at({b, head, i, j})) : (m != fill);
+                        const bool kept = keep[j] != 0.0f;
+                        n_masked += !kept;
+                        wrong += kept ? (m[j] != sc[j]) : (m[j] != fill);
                     }
+                }
         checks(StageId::Mask).push_back({"fill_applied", std::string("masked cells hold ") + mask_fill_name(c.mask_fill) +
                                                              ", kept cells are unchanged",
                                          wrong == 0,
@@ -156,15 +169,16 @@ void check_invariants(Trace& tr) {
         for (int b = 0; b < B; ++b)
             for (int head = 0; head < h; ++head)
                 for (int i = 0; i < Lq; ++i) {
+                    const float* keep = keep_row(mask, b, i);
                     bool row_kept = false;
-                    for (int j = 0; j < Lkv; ++j) row_kept |= keep_at(mask, b, i, j) != 0.0f;
+                    for (int j = 0; j < Lkv; ++j) row_kept |= keep[j] != 0.0f;
                     if (!row_kept) continue;  // reported by the mask stage
+                    const float* p = weights.ptr() + ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
                     double sum = 0;
                     for (int j = 0; j < Lkv; ++j) {
-                        const float p = weights.at({b, head, i, j});
-                        sum += p;
-                        lo = std::fmin(lo, p), hi = std::fmax(hi, p);
-                        if (keep_at(mask, b, i, j) == 0.0f && p != 0.0f) ++leaked;
+                        sum += p[j];
+                        lo = std::fmin(lo, p[j]), hi = std::fmax(hi, p[j]);
+                        if (keep[j] == 0.0f && p[j] != 0.0f) ++leaked;
                     }
                     worst = std::fmax(worst, std::fabs(sum - 1.0));
                     ++rows;

@@ -1,6 +1,7 @@
 // trace.cpp — Attention Lab core: the forward pass that records every stage.
 #include "trace.h"
 
+#include <chrono>
 #include <cmath>
 
 #include "attention.h"
@@ -50,6 +51,17 @@ void add_positions(float* out, const float* x, const float* pe, int B, int L, in
 
 ShapeStep step_of(const std::string& op, const Tensor& t) { return {op, t.shape, t.dims}; }
 
+// Milliseconds since the previous lap, added to one stage's total.
+struct Stopwatch {
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    double lap() {
+        const auto now = std::chrono::steady_clock::now();
+        const double ms = std::chrono::duration<double, std::milli>(now - last).count();
+        last = now;
+        return ms;
+    }
+};
+
 }  // namespace
 
 AttentionInputs make_inputs(const AttentionConfig& c, const std::vector<std::string>& tokens) {
@@ -91,6 +103,9 @@ Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const Atten
     for (int s = 0; s < kStageCount; ++s) tr.stages.push_back({static_cast<StageId>(s), {}, {}});
     auto record = [&](StageId id, std::vector<ShapeStep> steps) { tr.stages[static_cast<int>(id)].shape_steps = std::move(steps); };
 
+    Stopwatch clock;
+    auto timed = [&](StageId id) { tr.stage_ms[static_cast<int>(id)] += clock.lap(); };
+
     // 1. Inputs and positional encoding: what enters the projections.
     const Tensor& x = add(tr, in.x);
     const Tensor& memory = add(tr, in.memory);
@@ -106,16 +121,19 @@ Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const Atten
     Tensor& kv_in = add(tr, Tensor::zeros("key_value_in", {B, Lkv, d}, {"B", "L_kv", "d_model"}));
     add_positions(kv_in.ptr(), memory.ptr(), pe ? pe->ptr() : nullptr, B, Lkv, d);
     record(StageId::Input, {step_of("x", x), step_of("x + pe", query_in)});
+    timed(StageId::Input);
 
     // 2. Projections: one d_model x d_model matrix per role, all heads at once.
     for (const Tensor* t : {&w.w_q, &w.w_k, &w.w_v, &w.b_q, &w.b_k, &w.b_v}) add(tr, *t);
     Tensor& q = add(tr, Tensor::zeros("q", {B, Lq, d}, {"B", "L_q", "d_model"}));
     Tensor& k = add(tr, Tensor::zeros("k", {B, Lkv, d}, {"B", "L_kv", "d_model"}));
     Tensor& v = add(tr, Tensor::zeros("v", {B, Lkv, d}, {"B", "L_kv", "d_model"}));
+    clock.lap();  // copying the weights into the trace is bookkeeping, not the projection
     linear(q.ptr(), query_in.ptr(), w.w_q.ptr(), w.b_q.ptr(), B * Lq, d, d);
     linear(k.ptr(), kv_in.ptr(), w.w_k.ptr(), w.b_k.ptr(), B * Lkv, d, d);
     linear(v.ptr(), kv_in.ptr(), w.w_v.ptr(), w.b_v.ptr(), B * Lkv, d, d);
     record(StageId::Project, {step_of("x", query_in), step_of("x @ W^Q + b", q)});
+    timed(StageId::Project);
 
     // 3. Split heads: (B, L, d_model) -> view (B, L, h, d_k) -> transpose(1, 2) (B, h, L, d_k).
     Tensor& q_heads = add(tr, Tensor::zeros("q_heads", {B, h, Lq, dk}, {"B", "h", "L_q", "d_k"}));
@@ -127,6 +145,7 @@ Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const Atten
     record(StageId::SplitHeads, {step_of("q", q),
                                  {"view(B, L_q, h, d_k)", {B, Lq, h, dk}, {"B", "L_q", "h", "d_k"}},
                                  step_of("transpose(1, 2)", q_heads)});
+    timed(StageId::SplitHeads);
 
     // 4-8. Scaled dot-product attention, one (batch, head) slice at a time.
     const std::vector<std::string> score_dims = {"B", "h", "L_q", "L_kv"};
@@ -141,7 +160,9 @@ Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const Atten
     Tensor& weights = add(tr, Tensor::zeros("weights", {B, h, Lq, Lkv}, score_dims));
     Tensor& context = add(tr, Tensor::zeros("context", {B, h, Lq, dv}, {"B", "h", "L_q", "d_v"}));
     const bool use_mask = c.mask != MaskKind::None;
-    const SdpaOptions opts{c.scale, c.mask_fill};
+    double sdpa_ms[5] = {};
+    const SdpaOptions opts{c.scale, c.mask_fill, sdpa_ms};
+    clock.lap();  // allocation above is not attention work
     const long score_block = static_cast<long>(Lq) * Lkv;
     for (int b = 0; b < B; ++b)
         for (int head = 0; head < h; ++head) {
@@ -156,6 +177,8 @@ Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const Atten
             scaled_dot_product_attention(out, q_heads.ptr() + slice * Lq * dk, k_heads.ptr() + slice * Lkv * dk,
                                          v_heads.ptr() + slice * Lkv * dv, keep, Lq, Lkv, dk, dv, opts);
         }
+    const StageId sdpa_stages[5] = {StageId::Scores, StageId::Scale, StageId::Mask, StageId::Softmax, StageId::Context};
+    for (int i = 0; i < 5; ++i) tr.stage_ms[static_cast<int>(sdpa_stages[i])] += sdpa_ms[i];
     record(StageId::Scores, {step_of("q_heads", q_heads),
                              {"k_heads.transpose(-2, -1)", {B, h, dk, Lkv}, {"B", "h", "d_k", "L_kv"}},
                              step_of("q @ k^T", scores)});
@@ -164,21 +187,26 @@ Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const Atten
     record(StageId::Softmax, {step_of("softmax(dim=-1)", weights)});
     record(StageId::Context, {step_of("weights", weights), step_of("v_heads", v_heads), step_of("weights @ v", context)});
 
+    clock.lap();
     // 9. Concat: transpose(1, 2) back to (B, L_q, h, d_v), then view as (B, L_q, h*d_v).
     Tensor& concat = add(tr, Tensor::zeros("concat", {B, Lq, h * dv}, {"B", "L_q", "h*d_v"}));
     concat_heads(concat.ptr(), context.ptr(), B, h, Lq, dv);
     record(StageId::Concat, {step_of("context", context),
                              {"transpose(1, 2)", {B, Lq, h, dv}, {"B", "L_q", "h", "d_v"}},
                              step_of("contiguous().view(B, L_q, h*d_v)", concat)});
+    timed(StageId::Concat);
 
     // 10. Output projection W^O mixes the heads.
     add(tr, w.w_o);
     add(tr, w.b_o);
     Tensor& output = add(tr, Tensor::zeros("output", {B, Lq, d}, {"B", "L_q", "d_model"}));
+    clock.lap();
     linear(output.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), B * Lq, h * dv, d);
     record(StageId::Output, {step_of("concat", concat), step_of("concat @ W^O + b", output)});
+    timed(StageId::Output);
 
     check_invariants(tr);
+    tr.checks_ms = clock.lap();
     return tr;
 }
 

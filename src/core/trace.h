@@ -73,6 +73,8 @@ struct Trace {
     std::vector<Tensor> tensors;      // in pipeline order
     std::vector<StageRecord> stages;  // kStageCount entries, in StageId order
     int fully_masked_rows = 0;        // (b, head, i) rows of the weights whose keys are all masked
+    double stage_ms[kStageCount] = {};  // measured compute time per stage (this build, this run)
+    double checks_ms = 0;               // time spent on the invariant checks
 
     const Tensor* find(const std::string& name) const;
     const StageRecord& stage(StageId id) const { return stages[static_cast<int>(id)]; }

@@ -6,13 +6,16 @@
 #include <set>
 
 #include "stages.h"
+#include "tokens.h"
 
 namespace lab {
 
 namespace {
 
-constexpr size_t kMaxHash = 16384;  // longer hashes are cut (and noted), never parsed whole
-constexpr int kMaxTokens = 4096;
+// Longer hashes are cut (and noted). The limit is above the encoding of any valid
+// state (a 4096 x 4096 custom mask is 16.8 M characters, 4096 tokens < 1 M), so
+// whatever the app writes into the URL reads back unchanged.
+constexpr size_t kMaxHash = 32u << 20;
 
 std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;
@@ -100,6 +103,7 @@ std::string encode_url_state(const UrlState& s) {
     }
     h += std::string("&stage=") + stage_infos()[s.view.stage].key + "&b=" + std::to_string(s.view.batch_item) +
          "&head=" + std::to_string(s.view.head) + "&all=" + (s.view.all_heads ? "1" : "0");
+    if (!s.view.experiment.empty()) h += "&exp=" + percent_encode(s.view.experiment);
     return h;
 }
 
@@ -111,7 +115,7 @@ UrlDecode decode_url_state(const std::string& hash_in) {
     if (!hash.empty() && hash[0] == '#') hash.erase(0, 1);
     if (hash.empty()) return d;
     if (hash.size() > kMaxHash) {
-        d.notes.push_back("hash: longer than " + std::to_string(kMaxHash) + " characters; the rest was ignored");
+        d.notes.push_back("hash: longer than " + std::to_string(kMaxHash) + " characters (32 MiB); the rest was ignored");
         hash.resize(kMaxHash);
     }
     std::set<std::string> seen;
@@ -176,12 +180,18 @@ UrlDecode decode_url_state(const std::string& hash_in) {
         else if (key == "cross") bool_key(&c.cross);
         else if (key == "all") bool_key(&s.view.all_heads);
         else if (key == "tokens") {
-            for (const std::string& w : split(value, ' '))
-                if (!w.empty() && static_cast<int>(s.tokens.size()) < kMaxTokens) s.tokens.push_back(w.substr(0, 64));
+            const TokenSplit split = split_tokens(value);
+            s.tokens = split.tokens;
+            if (split.cut) note("tokens: a token longer than " + std::to_string(kMaxTokenBytes) + " bytes was cut");
+            if (split.dropped) note("tokens: more than " + std::to_string(kMaxTokens) + " tokens; the rest were dropped");
         } else if (key == "stage") {
             const int idx = stage_index(value);
             if (idx >= 0) s.view.stage = idx;
             else note("stage='" + shown + "' names no stage; showing the first");
+        } else if (key == "exp") {
+            if (value.size() <= 32 && value.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
+                s.view.experiment = value;  // the app checks it names an experiment
+            else note("exp='" + shown + "' is not an experiment name; showing the stepper");
         } else if (key == "b") int_key(&s.view.batch_item, 0, 4095);
         else if (key == "head") int_key(&s.view.head, 0, 4095);
         else note("unknown key '" + key.substr(0, 40) + "' ignored");

@@ -16,6 +16,7 @@ namespace lab {
 
 struct ViewSelection {
     int stage = 0;
+    std::string experiment;  // "" = the stage stepper; else an experiment key ("scaling", "heads", ...)
     int batch_item = 0;
     int head = 0;
     bool all_heads = false;

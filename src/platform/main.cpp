@@ -24,6 +24,7 @@
 
 #include "app/lab_app.h"
 #include "app/ui_style.h"
+#include "gpu_heatmap.h"
 
 namespace {
 
@@ -63,6 +64,42 @@ void sync_url_hash() {
     g_hash_written = want;
 }
 
+// Downloads and the clipboard for the app's exports (LabHost).
+EM_JS(void, js_save_file, (const char* name, const char* bytes, int size, const char* mime), {
+    var data = HEAPU8.slice(bytes, bytes + size);
+    var blob = new Blob([data], {type: UTF8ToString(mime)});
+    var a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = UTF8ToString(name);
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+    window.lab.lastSave = {name: a.download, size: size};
+});
+EM_JS(void, js_copy_text, (const char* text), {
+    var s = UTF8ToString(text);
+    window.lab.lastCopy = s;
+    if (navigator.clipboard && navigator.clipboard.writeText)
+        navigator.clipboard.writeText(s).catch(function (e) { console.warn("clipboard: " + e); });
+});
+EM_JS(int, js_url_size, (const char* hash), {
+    return lengthBytesUTF8(location.origin + location.pathname + "#" + UTF8ToString(hash)) + 1;
+});
+EM_JS(void, js_url_copy, (const char* hash, char* out, int size), {
+    stringToUTF8(location.origin + location.pathname + "#" + UTF8ToString(hash), out, size);
+});
+
+void web_save_file(const std::string& name, const std::string& bytes, const char* mime) {
+    js_save_file(name.c_str(), bytes.data(), static_cast<int>(bytes.size()), mime);
+}
+void web_copy_text(const std::string& text) { js_copy_text(text.c_str()); }
+std::string web_share_url(const std::string& hash) {
+    std::string url(static_cast<size_t>(js_url_size(hash.c_str())), '\0');
+    js_url_copy(hash.c_str(), &url[0], static_cast<int>(url.size()));
+    url.resize(std::strlen(url.c_str()));
+    return url;
+}
+
 // The page sizes the canvas backing store to CSS size x devicePixelRatio
 // (index.html); Emscripten's GLFW then reports sizes in backing-store pixels, so
 // ImGui draws 1:1 and the UI scale follows the dpr.
@@ -91,6 +128,15 @@ void on_key(GLFWwindow*, int key, int, int action, int) {
     }
 }
 
+#ifndef __EMSCRIPTEN__
+void native_save_file(const std::string& name, const std::string& bytes, const char*) {
+    FILE* f = std::fopen(name.c_str(), "wb");
+    if (f) std::fwrite(bytes.data(), 1, bytes.size(), f), std::fclose(f);
+    else std::fprintf(stderr, "attention_lab: cannot write %s\n", name.c_str());
+}
+void native_copy_text(const std::string& text) { glfwSetClipboardString(g.window, text.c_str()); }
+#endif
+
 void write_ppm(const std::string& path, int w, int h) {
     std::string pixels(static_cast<size_t>(w) * h * 3, '\0');
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -118,6 +164,9 @@ void frame() {
     }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    lab_gpu::begin_frame();
+    g.app.gpu_uploads = lab_gpu::stats().uploads;
+    g.app.gpu_textures = lab_gpu::stats().textures;
     ImGui::NewFrame();
     lab::lab_frame(g.app);
     ImGui::Render();
@@ -148,6 +197,21 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* lab_state_json() {
     static std::string json;
     json = lab::lab_state_json(g.app);
     return json.c_str();
+}
+// A config file dropped on the page (web/lab_bridge.js reads its bytes; a file
+// over the limit arrives empty with its real size).
+extern "C" EMSCRIPTEN_KEEPALIVE void lab_load_config_bytes(const char* name, const char* bytes, int length, double size) {
+    constexpr double kLimit = 1 << 20;
+    const std::string file = name ? name : "";
+    if (size > kLimit) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: file: %.0f bytes is larger than the 1 MiB limit for config files; not read",
+                      file.c_str(), size);
+        g.app.notes.assign(1, msg);
+        g.app.last_action = "could not load " + file;
+        return;
+    }
+    lab::lab_load_config_text(g.app, file, std::string(bytes ? bytes : "", bytes ? static_cast<size_t>(length) : 0));
 }
 #endif
 
@@ -200,6 +264,16 @@ int main(int argc, char** argv) {
     glfwSetKeyCallback(g.window, on_key);
     ImGui_ImplGlfw_InitForOpenGL(g.window, true);
     ImGui_ImplOpenGL3_Init(glsl_version);
+    // GPU heatmaps unless LAB_CPU_HEATMAPS is set (the CPU path stays as a fallback).
+    if (!std::getenv("LAB_CPU_HEATMAPS") && lab_gpu::init(glsl_version)) g.app.gpu = lab_gpu::renderer();
+#ifdef __EMSCRIPTEN__
+    g.app.host.save_file = web_save_file;
+    g.app.host.copy_text = web_copy_text;
+    g.app.host.share_url = web_share_url;
+#else
+    g.app.host.save_file = native_save_file;
+    g.app.host.copy_text = native_copy_text;
+#endif
     lab::lab_init(g.app);
     if (!g.hash.empty()) lab::lab_apply_url_hash(g.app, g.hash);
 #ifdef __EMSCRIPTEN__
@@ -212,6 +286,7 @@ int main(int argc, char** argv) {
     emscripten_set_main_loop(frame, 0, true);
 #else
     while (!glfwWindowShouldClose(g.window)) frame();
+    lab_gpu::shutdown();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

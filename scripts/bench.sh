@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# bench.sh — prints Attention Lab's performance figures (nothing passes or fails on
+# speed): the native and wasm benchmarks against PyTorch in the same run, and the
+# page in headless Chromium (frame times, first interactive frame, transfer size).
+#   scripts/bench.sh            (after scripts/test.sh or the two builds)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+"$here/scripts/build.sh" native > /dev/null
+"$here/scripts/build.sh" web > /dev/null
+
+echo "== native benchmark"
+"$here/build/native/attnlab" bench
+echo
+echo "== wasm benchmark (Node $(node --version))"
+node --no-experimental-fetch "$here/build/web/lab_bench.js"
+echo
+echo "== against PyTorch, same run"
+/usr/bin/python3 "$here/tests/bench/compare_torch.py" "$here/build/native/attnlab" "$here/build/web/lab_bench.js"
+echo
+echo "== page in headless Chromium"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$here/build/web/page" > /dev/null 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null' EXIT
+sleep 0.5
+(cd "$here/tests/browser" && node bench.mjs --url "http://127.0.0.1:$port/" --page "$here/build/web/page")

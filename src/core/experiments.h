@@ -1,0 +1,158 @@
+// experiments.h — Attention Lab core: the paper's claims as experiments whose
+// numbers the lab plots (src/app/experiments_view.cpp) and the tests check.
+// Every function is deterministic from its seed (or the base config's seed); nothing
+// here draws on screen. Each concept lives in its own src/core/experiment_*.cpp.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "trace.h"
+
+namespace lab {
+
+// 1. Why divide by √d_k (§3.2.1, footnote 4) ------------------------------------
+struct ScalingPoint {
+    int d_k = 0;
+    double var_dot = 0;              // sample variance of q·k over the samples, q, k ~ N(0, I)  (≈ d_k)
+    double var_scaled = 0;           // variance of q·k / √d_k                          (≈ 1)
+    double max_weight = 0;           // one query over n keys: largest softmax weight, unscaled (mean over queries)
+    double max_weight_scaled = 0;    //   ... scaled
+    double entropy = 0;              // softmax entropy in nats, unscaled (max is ln n)
+    double entropy_scaled = 0;
+    double jacobian_norm = 0;        // Frobenius norm of diag(p) - p pᵀ, unscaled, mean over queries (small = vanishing gradients)
+    double jacobian_norm_scaled = 0;
+    // The mean above is dominated by the rare rows whose top two scores nearly tie (their
+    // Jacobian stays large), so it only falls like ~1/√d_k unscaled (≈ 0.35× the scaled value at
+    // d_k = 1024 with 64 keys). The median row shows the typical row: it falls exponentially.
+    double jacobian_norm_median = 0, jacobian_norm_median_scaled = 0;
+};
+struct ScalingOptions {
+    int samples = 0;   // 0 = 20000 (q, k pairs per d_k for the variances; relative std error of the
+                       // variance ≈ sqrt((2 + 6/d_k) / samples): 1.3% at d_k = 4 for 20000)
+    int keys = 0;      // 0 = 64 (n keys for the softmax statistics, averaged over `queries` rows)
+    int queries = 0;   // 0 = 256 (query rows, each over the same `keys` keys)
+    uint32_t seed = 0; // 0 = 1
+    int max_log2_dk = 0;  // 0 = 10: d_k in {1, 2, 4, ..., 1024}
+};
+std::vector<ScalingPoint> scaling_experiment(const ScalingOptions& options = {});
+
+// 2. Heads (§3.2.2, Table 3 row A) ------------------------------------------------
+struct HeadsPoint {
+    int heads = 0, d_k = 0;
+    Trace trace;                          // the whole run for this h (same d_model, input, seed)
+    std::vector<double> head_entropy;     // mean entropy (nats) of each head's weight rows
+    std::vector<double> knockout_delta;   // ||output - output with head i zeroed before concat|| (Frobenius)
+    double output_norm = 0;               // ||output||, to read the deltas against
+    // W^O is linear, so the heads' contributions add up exactly:
+    // Σ_i (output - output without head i) = output - b_O. Max |difference| over all entries.
+    double knockout_sum_error = 0;
+};
+// heads_list empty = {1, 2, 4, 8, 16}; only those dividing d_model (and giving a valid
+// config) are run. The base's mask and every other knob are kept.
+std::vector<HeadsPoint> heads_experiment(const AttentionConfig& base, const std::vector<int>& heads_list = {});
+
+// 3. Masks -------------------------------------------------------------------------
+struct MaskCase {
+    std::string name;            // "none", "causal", "padding", "custom", "inverted causal"
+    std::string description;     // how the keep mask is built, e.g. "keep j <= i"
+    Trace trace;
+    long future_nonzero = 0;     // weights above the diagonal (j > i) that are not exactly 0 (NaN counts)
+    long fully_masked_rows = 0;
+    bool has_nan = false;
+};
+struct MaskComparison {
+    std::vector<MaskCase> cases;             // same input, same weights
+    MaskCase fully_masked_inf, fully_masked_1e9;  // a padding length of 0 with each fill
+    std::string fully_masked_why;            // one paragraph: NaN vs uniform, and why
+    std::string inverted_why;                // what filling where mask == 1 does
+};
+// Every case uses the base's sizes, seed, fill and switches with its own mask:
+// padding lengths L_kv, L_kv-2, L_kv-4, ... (at least 1); custom = band |i - j| <= 1;
+// inverted causal = custom keep j > i, i.e. masked_fill(mask == 1, fill) with the causal mask.
+MaskComparison mask_experiment(const AttentionConfig& base);
+
+// 4. Positional encoding (§3.5) ---------------------------------------------------
+struct PeExperiment {
+    int length = 0, d_model = 0, train_length = 0;
+    std::vector<float> pe;                   // (length, d_model)
+    std::vector<int> dims;                   // the curves' dimensions
+    std::vector<std::vector<float>> curves;  // per dim: PE(pos, dim) for pos in [0, length)
+    std::vector<float> similarity;           // (length, length): PE_i · PE_j
+    bool similarity_depends_on_offset_only = false;  // PE_i·PE_j == PE_{i+k}·PE_{j+k} (within 1e-4)
+    double max_offset_deviation = 0;                 // max |PE_i·PE_j - PE_0·PE_{j-i}| over i <= j
+};
+// dims empty = {0, 1, 4, 5, 20, 21}; dims outside [0, d_model) are dropped. Positions
+// past train_length are computed like any other (the UI shades them).
+PeExperiment pe_experiment(int length, int d_model, int train_length, const std::vector<int>& dims = {});
+
+// 5. Common mistakes -------------------------------------------------------------------
+enum class Mistake {
+    SoftmaxWrongAxis,     // softmax(dim=-2)
+    SoftmaxOverHeads,     // softmax(dim=1)
+    NoScaling,            // forgot / sqrt(d_k)
+    InvertedMask,         // masked_fill(mask == 1, -inf)
+    MaskAfterSoftmax,     // softmax first, then masked_fill(..., 0)
+    WrongSplitView,       // q.view(B, h, L, d_k) instead of view(B, L, h, d_k).transpose(1, 2)
+    ConcatWithoutTranspose,  // context.view(B, L, h*d_v) straight from (B, h, L, d_v)
+    HardCodedDk,          // view(B, L, h, 128): d_k hard-coded to 128 while d_model / h differs (64 in the paper)
+    KInsteadOfKT,         // q @ k instead of q @ k.transpose(-2, -1) (runs, wrongly, when L_kv == d_k)
+};
+struct MistakeResult {
+    Mistake mistake = Mistake::SoftmaxWrongAxis;
+    std::string key;             // stable: "softmax_wrong_axis"
+    std::string title;
+    std::string buggy_line, correct_line;  // PyTorch
+    bool runs = true;            // false: PyTorch would raise
+    std::string error;           // the RuntimeError PyTorch raises, with the actual numbers
+    std::string stops_at;        // stage key where the run stops (when !runs)
+    // Symptoms measured against the correct run (when runs):
+    double max_row_sum_error = 0;   // max |row sum - 1| of the weights (rows without NaN)
+    double future_weight = 0;       // mean over rows of Σ_{j>i} w_ij: 0 under the correct causal mask
+    double output_diff = 0;         // ||output - correct output|| / ||correct output|| (entries finite in both;
+                                    // NaN when no entry is)
+    std::string symptom;            // one sentence with the numbers
+    // More symptoms (when runs):
+    long nan_weights = 0, nan_outputs = 0;  // NaN values in the buggy weights / output
+    double pre_mask_future_weight = 0;      // MaskAfterSoftmax: weight on j > i before it is zeroed
+    double mean_max_weight = 0;             // mean over rows of the largest weight, buggy run
+    double correct_mean_max_weight = 0;     //   ... correct run
+    Tensor weights;                 // the buggy run's (B, h, L_q, L_kv) weights (empty when !runs)
+    Tensor output;                  // the buggy run's (B, L_q, d_model) output (empty when !runs)
+    Trace correct;                  // the correct run it is compared with
+};
+std::vector<Mistake> all_mistakes();
+// Runs the base config with a causal mask (so future_weight means something), with the
+// base's fill, sizes, seed and switches. Rows: a row is one (b, head, i) of the weights;
+// max_row_sum_error and future_weight are over rows without NaN (future_weight = mean over
+// rows of Σ_{j>i} w_ij). Shape errors carry PyTorch 1.13's exact message for these sizes.
+MistakeResult run_mistake(Mistake m, const AttentionConfig& base);
+
+// 6. Encoder vs decoder ------------------------------------------------------------
+struct AttentionKind {
+    std::string name;     // "encoder self-attention", "decoder masked self-attention", "encoder-decoder attention"
+    Trace trace;
+};
+// Same d_model, heads, batch, seed, fill and switches; the base's mask and lengths are replaced:
+//   encoder self-attention:         x = source (B, encoder_len), no mask
+//   decoder masked self-attention:  x = target (B, decoder_len), causal mask
+//   encoder-decoder attention:      cross: Q from the target, K/V from the source, no mask
+// source/target are make_inputs(cross config).memory/.x, so the three share their inputs.
+// Empty when a resulting config is invalid.
+std::vector<AttentionKind> encoder_decoder_experiment(const AttentionConfig& base, int encoder_len, int decoder_len);
+
+// Helpers shared by the experiment files (and handy for the tests) ----------------
+namespace experiment_detail {
+// Entropy (nats) of one probability row; 0·ln 0 = 0.
+double entropy(const float* p, int n);
+// context (B, h, L_q, d_v) = weights (B, h, L_q, L_kv) @ v_heads (B, h, L_kv, d_v), per slice.
+void context_from_weights(float* context, const float* weights, const float* v_heads, int B, int h, int L_q, int L_kv,
+                          int d_v);
+// output (B, L_q, d_model) = concat_heads(context) · W^O + b_O with the trace's W^O and b_O.
+std::vector<float> output_from_context(const std::vector<float>& context, const Trace& tr);
+// ||a - b|| / ||b|| over the entries finite in both; NaN when none is.
+double relative_diff(const std::vector<float>& a, const std::vector<float>& b);
+long count_nan(const std::vector<float>& v);
+}  // namespace experiment_detail
+
+}  // namespace lab

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# check_exported_scripts.sh — `attnlab export-script` for several configurations, each
+# script run with Debian's PyTorch (/usr/bin/python3): every one must print
+# "PyTorch agrees with Attention Lab ..." and exit 0. A deliberately tampered script
+# must exit 1 (the check can fail). Exits non-zero on any failure.
+#
+# usage: tests/torch/check_exported_scripts.sh [ATTNLAB [OUT_DIR]]
+#   ATTNLAB  default build/native/attnlab (or $ATTNLAB)
+#   OUT_DIR  where the scripts are written, default build/test-output/exported-scripts
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+attnlab="${1:-${ATTNLAB:-$here/build/native/attnlab}}"
+out="${2:-$here/build/test-output/exported-scripts}"
+python=/usr/bin/python3
+
+if [ ! -x "$attnlab" ]; then echo "check_exported_scripts: no attnlab at $attnlab (build it first)"; exit 2; fi
+mkdir -p "$out" || exit 2
+
+configs=(
+  ""                                                                 # default: causal, -inf
+  "--mask padding:4,0"                                               # a 0 length with -inf: NaN rows
+  "--mask padding:4,0 --mask-fill 1e9"                               # -1e9: the empty item gets uniform weights
+  "--cross --seq-len 3 --kv-len 6 --mask causal"                     # cross-attention, L_q != L_kv
+  "--no-scale --no-bias --mask custom:1000/1100/1010/1111"           # explicit path (MHA always scales)
+  "--d-model 64 --heads 8 --seq-len 6"                               # 8 heads of d_k = 8
+  "--config $here/tests/interop/cross_padding.toml"                  # from a TOML file: cross, padding, -1e9, no PE
+)
+
+total=0
+ok=0
+for args in "${configs[@]}"; do
+  total=$((total + 1))
+  script="$out/script$total.py"
+  # shellcheck disable=SC2086
+  if ! "$attnlab" export-script $args --out "$script" > /dev/null; then
+    echo "attnlab export-script $args: FAILED to export"
+    continue
+  fi
+  last=$("$python" "$script" | tail -n 1)
+  rc=${PIPESTATUS[0]}
+  echo "attnlab export-script ${args:-(defaults)} -> $last"
+  if [ "$rc" -eq 0 ]; then ok=$((ok + 1)); else echo "  $script exited $rc"; fi
+done
+
+# The check itself must be able to fail: change one of the lab's output values.
+tampered="$out/tampered.py"
+"$attnlab" export-script --out "$out/base.py" > /dev/null &&
+  "$python" - "$out/base.py" "$tampered" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+start = text.index("lab_output = tensor([\n") + len("lab_output = tensor([\n")
+m = re.compile(r"-?[0-9][0-9.e+-]*").search(text, start)
+text = text[:m.start()] + repr(float(m.group()) + 0.01) + text[m.end():]
+open(sys.argv[2], "w").write(text)
+PY
+"$python" "$tampered" > "$out/tampered.log" 2>&1
+rc=$?
+rejected=0
+if [ "$rc" -eq 1 ] && grep -q "DISAGREES" "$out/tampered.log"; then
+  rejected=1
+  echo "tampered script (one output value + 0.01) -> $(tail -n 1 "$out/tampered.log") [exit 1, as it should]"
+else
+  echo "tampered script: expected exit 1 with DISAGREES, got exit $rc"
+fi
+
+echo "$ok of $total exported scripts agree$([ "$rejected" -eq 1 ] && echo ", and a tampered one is rejected" || echo "; the tampered one was NOT rejected")"
+[ "$ok" -eq "$total" ] && [ "$rejected" -eq 1 ]
