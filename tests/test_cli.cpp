@@ -1,6 +1,8 @@
 // test_cli.cpp — `attnlab` exit codes, messages, the shape table and the dump.
 #include <doctest/doctest.h>
 
+#include "cli_run.h"
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -12,15 +14,7 @@
 using namespace lab;
 
 namespace {
-struct Run {
-    int code;
-    std::string out, err;
-};
-Run run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    const int code = run_cli(args, out, err);
-    return {code, out.str(), err.str()};
-}
+using Run = CliRun;
 }  // namespace
 
 TEST_CASE("attnlab trace prints the shape table and the invariants") {

@@ -2,6 +2,8 @@
 // files in both formats, messages that name the key, and `attnlab trace --config`.
 #include <doctest/doctest.h>
 
+#include "cli_run.h"
+
 #include <sstream>
 
 #include "cli/cli.h"
@@ -41,15 +43,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-struct Run {
-    int code;
-    std::string out, err;
-};
-Run run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    const int code = run_cli(args, out, err);
-    return {code, out.str(), err.str()};
-}
+using Run = CliRun;
 
 }  // namespace
 

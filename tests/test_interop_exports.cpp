@@ -3,6 +3,8 @@
 // (The scripts themselves are run with PyTorch by tests/torch/check_exported_scripts.sh.)
 #include <doctest/doctest.h>
 
+#include "cli_run.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -55,15 +57,7 @@ AttentionConfig padding_config() {  // item 1 has no valid key: NaN weights, -in
     return c;
 }
 
-struct Run {
-    int code;
-    std::string out, err;
-};
-Run run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    const int code = run_cli(args, out, err);
-    return {code, out.str(), err.str()};
-}
+using Run = CliRun;
 
 }  // namespace
 
