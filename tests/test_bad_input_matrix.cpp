@@ -118,13 +118,13 @@ std::vector<BadInput> bad_inputs() {
         {"toml", "[attention]\nd_model = 9223372036854775807\n", "d_model", "d_model=9223372036854775807 is larger than the lab's limit of 4096"},
         {"hash", "#d_model=99999", "d_model", "d_model='99999' is not a whole number in [1, 4096]; using 8"},
         {"cli", "trace\n--d-model\n4096\n--heads\n64\n--seq-len\n4096\n--batch\n256", "seq_len",
-         "needs about 4473152 MiB for its trace, above the cap of 384 MiB"},
+         "needs about 4.27 TiB for its trace, above the cap of 384 MiB"},
         {"json", R"({"d_model": 512, "h": 8, "seq_len": 4096, "batch_size": 64})", "seq_len",
-         "needs about 143372 MiB for its trace, above the cap of 384 MiB"},
+         "needs about 140 GiB for its trace, above the cap of 384 MiB"},
         {"toml", "[attention]\nd_model = 4096\nnum_heads = 64\nseq_len = 4096\nbatch_size = 256\n", "seq_len",
-         "needs about 4473152 MiB for its trace, above the cap of 384 MiB"},
+         "needs about 4.27 TiB for its trace, above the cap of 384 MiB"},
         {"hash", "#d_model=4096&heads=64&seq_len=4096&batch=256", "seq_len",
-         "needs about 4473152 MiB for its trace, above the cap of 384 MiB"},
+         "needs about 4.27 TiB for its trace, above the cap of 384 MiB"},
 
         // non-numeric values
         {"cli", "trace\n--heads\nx", "--heads", "--heads 'x' is not a whole number in [1, 1048576]"},

@@ -129,3 +129,9 @@ TEST_CASE(".npy decoding rejects what it cannot read, with a reason") {
     CHECK_FALSE(decode_npy(f8, &t, &error));
     CHECK(error.find("'<f8'") != std::string::npos);
 }
+
+TEST_CASE("--config refuses endless or huge files without reading them whole") {
+    const CliRun r = run({"trace", "--config", "/dev/zero"});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("--config: /dev/zero is larger than the limit of 1048576 bytes; not read") != std::string::npos);
+}

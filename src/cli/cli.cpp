@@ -158,7 +158,8 @@ CliParse parse_cli(const std::vector<std::string>& args) {
                 p.errors.push_back({"--config", v + " is a directory, not a .json or .toml file"});
                 continue;
             }
-            if (!read_file(v, &text, &error)) {
+            constexpr size_t kMaxConfigBytes = 1 << 20;  // like the page: a config file is small
+            if (!read_file(v, &text, &error, kMaxConfigBytes)) {
                 p.errors.push_back({"--config", error});
                 continue;
             }

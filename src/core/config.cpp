@@ -30,10 +30,15 @@ std::string join(const std::vector<int>& v) {
     return s;
 }
 
+// "12.50 MiB", "384 MiB", "4.3 TiB": the unit that keeps the number readable.
 std::string mib(double bytes) {
+    const char* units[] = {"MiB", "GiB", "TiB", "PiB"};
+    double v = bytes / (1024.0 * 1024.0);
+    int u = 0;
+    while (v >= 1024 && u < 3) v /= 1024, ++u;
     std::ostringstream os;
-    os.precision(bytes < 10 * 1024 * 1024 ? 2 : 0);
-    os << std::fixed << bytes / (1024.0 * 1024.0) << " MiB";
+    os.precision(v < 10 ? 2 : 0);
+    os << std::fixed << v << " " << units[u];
     return os.str();
 }
 

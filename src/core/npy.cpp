@@ -124,15 +124,26 @@ bool write_file(const std::string& path, const std::string& bytes, std::string* 
     return true;
 }
 
-bool read_file(const std::string& path, std::string* bytes, std::string* error) {
+bool read_file(const std::string& path, std::string* bytes, std::string* error, size_t max_bytes) {
     std::ifstream f(path, std::ios::binary);
     if (!f) {
         if (error) *error = "cannot open " + path;
         return false;
     }
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    *bytes = ss.str();
+    if (max_bytes == 0) {
+        std::ostringstream ss;
+        ss << f.rdbuf();
+        *bytes = ss.str();
+        return true;
+    }
+    bytes->assign(max_bytes + 1, '\0');
+    f.read(&(*bytes)[0], static_cast<std::streamsize>(max_bytes + 1));
+    bytes->resize(static_cast<size_t>(f.gcount()));
+    if (bytes->size() > max_bytes) {
+        if (error) *error = path + " is larger than the limit of " + std::to_string(max_bytes) + " bytes; not read";
+        bytes->clear();
+        return false;
+    }
     return true;
 }
 

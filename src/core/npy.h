@@ -14,6 +14,8 @@ std::string encode_npy(const Tensor& t);
 bool decode_npy(const std::string& bytes, Tensor* out, std::string* error);
 
 bool write_file(const std::string& path, const std::string& bytes, std::string* error);
-bool read_file(const std::string& path, std::string* bytes, std::string* error);
+// max_bytes > 0: a longer file (or an endless one, like /dev/zero) is refused with a
+// message giving the limit, after reading at most max_bytes + 1 bytes.
+bool read_file(const std::string& path, std::string* bytes, std::string* error, size_t max_bytes = 0);
 
 }  // namespace lab
