@@ -135,3 +135,13 @@ TEST_CASE("--config refuses endless or huge files without reading them whole") {
     CHECK(r.code == 2);
     CHECK(r.err.find("--config: /dev/zero is larger than the limit of 1048576 bytes; not read") != std::string::npos);
 }
+
+TEST_CASE("an empty argument is named as such; long bad values are cut in the message") {
+    const CliRun empty = run({"trace", ""});
+    CHECK(empty.code == 2);
+    CHECK(empty.err.find("attnlab: argument: an empty argument was given") != std::string::npos);
+    const CliRun long_value = run({"trace", "--heads", std::string(10000, '9')});
+    CHECK(long_value.code == 2);
+    CHECK(long_value.err.find("--heads '" + std::string(40, '9') + "...' is not a whole number") != std::string::npos);
+    CHECK(long_value.err.size() < 2000);
+}

@@ -22,7 +22,6 @@ int experiment_index(const std::string& key);  // -1 when unknown
 struct ExperimentResults {
     unsigned long long generation = ~0ull;
     int computed_for = -1;
-    ScalingOptions scaling_options;
     int scaling_samples = 4000;
     int scaling_seed = 1;
     std::vector<ScalingPoint> scaling;

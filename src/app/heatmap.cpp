@@ -174,9 +174,6 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
     if (opt.highlight_row >= 0 && opt.highlight_row < rows)
         dl->AddRect(ImVec2(p0.x - 1, p0.y + opt.highlight_row * ch - 1),
                     ImVec2(p0.x + grid_w + 1, p0.y + (opt.highlight_row + 1) * ch + 1), IM_COL32(255, 255, 255, 110));
-    if (opt.highlight_col >= 0 && opt.highlight_col < cols)
-        dl->AddRect(ImVec2(p0.x + opt.highlight_col * cw - 1, p0.y - 1),
-                    ImVec2(p0.x + (opt.highlight_col + 1) * cw + 1, p0.y + grid_h + 1), IM_COL32(255, 255, 255, 110));
     ImGui::PopID();
     return hit;
 }

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <sstream>
 
 #include "core/tokens.h"
 #include "lab_app.h"

@@ -32,6 +32,10 @@ std::string cli_usage() {
 
 namespace {
 
+// A value as echoed in a message: cut like the file and hash readers do, so a
+// 10,000-character argument does not flood the terminal.
+std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
+
 bool parse_int(const std::string& text, long lo, long hi, long* out) {
     if (text.empty() || text.size() > 18) return false;
     char* end = nullptr;
@@ -87,7 +91,7 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         return p;
     }
     if (p.options.command != "trace" && p.options.command != "export-script") {
-        p.errors.push_back({"command", "unknown command '" + args[0] + "' (commands: trace, export-script, help)"});
+        p.errors.push_back({"command", "unknown command '" + shown(args[0]) + "' (commands: trace, export-script, help)"});
         return p;
     }
     const bool script = p.options.command == "export-script";
@@ -108,7 +112,7 @@ CliParse parse_cli(const std::vector<std::string>& args) {
             long n;
             if (!value(&v)) return;
             if (parse_int(v, lo, hi, &n)) *field = static_cast<int>(n);
-            else p.errors.push_back({flag, flag + " '" + v + "' is not a whole number in [" + std::to_string(lo) + ", " +
+            else p.errors.push_back({flag, flag + " '" + shown(v) + "' is not a whole number in [" + std::to_string(lo) + ", " +
                                                std::to_string(hi) + "]"});
         };
         std::string v;
@@ -129,20 +133,20 @@ CliParse parse_cli(const std::vector<std::string>& args) {
                 c.mask = MaskKind::Padding;
                 c.padding_lengths.clear();
                 if (!parse_lengths(v.substr(8), &c.padding_lengths))
-                    p.errors.push_back({"--mask", "--mask '" + v + "': padding lengths must be whole numbers separated by commas, e.g. padding:4,3"});
+                    p.errors.push_back({"--mask", "--mask '" + shown(v) + "': padding lengths must be whole numbers separated by commas, e.g. padding:4,3"});
             } else if (v.rfind("custom:", 0) == 0) {
                 c.mask = MaskKind::Custom;
                 custom_rows.clear();
                 if (!parse_custom_rows(v.substr(7), &custom_rows))
-                    p.errors.push_back({"--mask", "--mask '" + v + "': custom rows are strings of 0 and 1 separated by '/', e.g. custom:10/11"});
+                    p.errors.push_back({"--mask", "--mask '" + shown(v) + "': custom rows are strings of 0 and 1 separated by '/', e.g. custom:10/11"});
             } else {
-                p.errors.push_back({"--mask", "--mask '" + v + "' is not one of none, causal, padding:L1,L2,..., custom:ROW/ROW/..."});
+                p.errors.push_back({"--mask", "--mask '" + shown(v) + "' is not one of none, causal, padding:L1,L2,..., custom:ROW/ROW/..."});
             }
         } else if (flag == "--mask-fill") {
             if (!value(&v)) continue;
             if (v == "inf" || v == "-inf") c.mask_fill = MaskFill::NegInf;
             else if (v == "1e9" || v == "-1e9") c.mask_fill = MaskFill::NegBillion;
-            else p.errors.push_back({"--mask-fill", "--mask-fill '" + v + "' is not inf or 1e9"});
+            else p.errors.push_back({"--mask-fill", "--mask-fill '" + shown(v) + "' is not inf or 1e9"});
         } else if (flag == "--no-scale") c.scale = false;
         else if (flag == "--no-pe") c.pe = false;
         else if (flag == "--no-bias") c.bias = false;
@@ -178,9 +182,11 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         } else if (flag == "--format") {
             if (!value(&v)) continue;
             if (v == "table" || v == "json") p.options.format = v;
-            else p.errors.push_back({"--format", "--format '" + v + "' is not table or json"});
+            else p.errors.push_back({"--format", "--format '" + shown(v) + "' is not table or json"});
         } else {
-            p.errors.push_back({flag, "unknown option '" + flag + "'"});
+            p.errors.push_back(flag.empty()
+                                   ? ConfigError{"argument", "an empty argument was given (a stray \"\" on the command line?)"}
+                                   : ConfigError{flag, "unknown option '" + shown(flag) + "'"});
         }
     }
     if (!p.errors.empty()) return p;
