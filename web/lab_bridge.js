@@ -3,11 +3,94 @@
 //   window.lab.ready    true after the first rendered frame (set from C++)
 //   window.lab.state()  what is on screen, as an object (see README)
 //   window.lab.lastSave / lastCopy   the last export saved / text copied
+//   window.lab.loadCjkFont()  called by the app the first time it needs Chinese
 (function () {
   var lab = window.lab || (window.lab = {});
   lab.ready = false;
+
+  // The Chinese font is a separate file of the page, fetched only for 中文 (or
+  // CJK tokens). When the link or the browser asks for Chinese it is fetched
+  // right away, in parallel with the first frames.
+  var CJK_FONT_URL = 'lab_cjk.otf';
+  var fontPromise = null;
+  function fetchCjkFont() {
+    if (!fontPromise) {
+      fontPromise = fetch(CJK_FONT_URL, { credentials: 'same-origin' }).then(function (response) {
+        if (!response.ok) throw new Error(CJK_FONT_URL + ': HTTP ' + response.status);
+        return response.arrayBuffer();
+      });
+    }
+    return fontPromise;
+  }
+  var hashLang = /(?:^#|&)lang=([^&]*)/.exec(window.location.hash);
+  if (hashLang ? /^zh/i.test(hashLang[1]) : /^zh/i.test(navigator.language || '')) fetchCjkFont().catch(function () {});
+  lab.loadCjkFont = function () {
+    fetchCjkFont().then(function (buffer) {
+      var bytes = new Uint8Array(buffer);
+      var ptr = Module._lab_font_buffer(bytes.length);
+      HEAPU8.set(bytes, ptr);  // HEAPU8 is re-read after the call: the buffer may have grown memory
+      Module.ccall('lab_font_arrived', null, ['number', 'string'], [1, '']);
+    }).catch(function (e) {
+      console.warn('Chinese font: ' + e);
+      Module.ccall('lab_font_arrived', null, ['number', 'string'], [0, String(e && e.message || e)]);
+    });
+  };
   lab.state = function () {
     return JSON.parse(UTF8ToString(Module._lab_state_json()));
+  };
+
+  // Typing Chinese: an input method composes text in an editable element, and a
+  // canvas is not one. While an ImGui text field is active (lab.textInput, called
+  // every frame from C++) a hidden textarea at the caret has the focus; what it
+  // receives without a keypress (IME commits, pastes, insertText) goes to ImGui.
+  // Ordinary keys still reach ImGui through GLFW's window listeners, so the
+  // textarea ignores text that a keypress already delivered.
+  var ime = document.createElement('textarea');
+  ime.id = 'lab-text-input';
+  ime.setAttribute('aria-label', 'text input');
+  ime.setAttribute('autocomplete', 'off');
+  ime.setAttribute('autocapitalize', 'off');
+  ime.spellcheck = false;
+  ime.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:1.2em;opacity:0;border:0;padding:0;' +
+                      'margin:0;resize:none;overflow:hidden;pointer-events:none;';
+  document.body.appendChild(ime);
+  var sawKeypress = false, justComposed = false, settleFrames = 0, wasActive = false;
+  window.addEventListener('keydown', function () { sawKeypress = false; }, true);
+  window.addEventListener('keypress', function (e) {
+    if (!e.ctrlKey && !e.metaKey && e.charCode >= 32) sawKeypress = true;
+  }, true);
+  function sendText(text) {
+    if (text) Module.ccall('lab_text_input', null, ['string'], [text]);
+  }
+  ime.addEventListener('compositionend', function (e) {
+    sendText(e.data);
+    ime.value = '';
+    justComposed = true;
+    setTimeout(function () { justComposed = false; }, 0);
+  });
+  ime.addEventListener('input', function (e) {
+    if (e.isComposing || e.inputType === 'insertCompositionText' || justComposed) return;
+    if (e.inputType === 'insertText' && sawKeypress) sawKeypress = false;  // GLFW has it already
+    else if (/^insert(Text|FromPaste|FromDrop|ReplacementText)$/.test(e.inputType)) sendText(e.data != null ? e.data : ime.value);
+    ime.value = '';
+  });
+  // A click on the canvas moves the focus there; ImGui decides over the next
+  // frames whether a field became active, so the textarea waits for that.
+  (Module.canvas || document).addEventListener('mousedown', function () { settleFrames = 2; }, true);
+  lab.textInput = function (active, x, y) {
+    var canvas = Module.canvas;
+    if (settleFrames > 0) { settleFrames--; return; }
+    var dpr = (window.labCanvas && window.labCanvas.dpr) || 1;
+    if (active) {
+      ime.style.left = (x / dpr) + 'px';
+      ime.style.top = (y / dpr) + 'px';
+      if (document.activeElement === canvas || (!wasActive && document.activeElement === document.body)) {
+        ime.focus({ preventScroll: true });
+      }
+    } else if (document.activeElement === ime) {
+      canvas.focus({ preventScroll: true });
+    }
+    wasActive = !!active;
   };
 
   // Drop a JSON or TOML config on the page: its bytes (NUL and invalid UTF-8

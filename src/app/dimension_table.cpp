@@ -20,9 +20,9 @@ void draw_dimensions_tab(LabApp& app) {
     if (!ImGui::BeginTable("dims", 4, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 1.6f);
-    ImGui::TableSetupColumn("tensor", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("shape (named dims)", ImGuiTableColumnFlags_WidthStretch, 2.2f);
-    ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn(tr(Str::ui_col_tensor), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn(tr(Str::ui_col_shape), ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn(tr(Str::ui_col_stage), ImGuiTableColumnFlags_WidthStretch, 2.0f);
     ImGui::TableHeadersRow();
     for (int s = 0; s < kStageCount; ++s) {
         const Tensor* t = app.trace.find(infos[s].tensors[0]);
@@ -48,13 +48,13 @@ void draw_dimensions_tab(LabApp& app) {
 void draw_dimension_table(LabApp& app, const PanelRect& r) {
     begin_panel("Dimensions", r, ImGuiWindowFlags_NoTitleBar);
     if (ImGui::BeginTabBar("bottom")) {
-        const bool dims = ImGui::BeginTabItem("Dimensions");
+        const bool dims = ImGui::BeginTabItem(ui_label(Str::ui_tab_dimensions, "dimensions").c_str());
         lab_note_rect(app, "tab:dimensions");
         if (dims) {
             draw_dimensions_tab(app);
             ImGui::EndTabItem();
         }
-        const bool cost = ImGui::BeginTabItem("Cost");
+        const bool cost = ImGui::BeginTabItem(ui_label(Str::ui_tab_cost, "cost").c_str());
         lab_note_rect(app, "tab:cost");
         if (cost) {
             app.cost_tab_open = true;

@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "text_wrap.h"
 #include "core/dump.h"
+#include "core/i18n.h"
 #include "core/json_writer.h"
 #include "experiments.h"
 #include "heatmap.h"
@@ -18,29 +20,25 @@
 
 namespace lab {
 
+// One table per language (built on first use in that language), so the texts follow
+// the current language while callers keep plain const char*.
 const std::vector<ExperimentInfo>& experiment_infos() {
-    static const std::vector<ExperimentInfo> list = {
-        {"scaling", "Why divide by sqrt(d_k)",
-         "\"We suspect that for large values of d_k, the dot products grow large in magnitude, pushing the softmax "
-         "function into regions where it has extremely small gradients. To counteract this effect, we scale the dot "
-         "products by 1/sqrt(d_k).\" (3.2.1, footnote 4: q.k has mean 0 and variance d_k)"},
-        {"heads", "How many heads",
-         "Same d_model, split into h heads of d_k = d_model / h. Table 3 row (A): one head is 0.9 BLEU worse than "
-         "eight, and too many heads also hurt quality."},
-        {"masks", "Masks",
-         "A mask sets scores to -inf before the softmax, so those weights become exactly 0. The decoder's causal "
-         "mask keeps position i from attending to later positions."},
-        {"pe", "Positional encoding",
-         "Sinusoids of geometrically spaced wavelengths (3.5): PE(pos+k) is a linear function of PE(pos), so "
-         "PE_i . PE_j depends only on the offset j - i, and positions beyond the training length still get codes."},
-        {"mistakes", "Common mistakes",
-         "The bugs learners actually write, each with the buggy and the correct PyTorch line and what it does to "
-         "the numbers (or the error PyTorch raises)."},
-        {"encdec", "Encoder vs decoder",
-         "The Transformer uses attention three ways (3.2.3): encoder self-attention, masked decoder "
-         "self-attention, and encoder-decoder attention with queries from the decoder and keys/values from the "
-         "encoder."},
+    struct ExperimentText {
+        const char* key;
+        Str title, claim;
     };
+    static const ExperimentText kList[] = {
+        {"scaling", Str::xv_scaling_title, Str::xv_scaling_claim},
+        {"heads", Str::xv_heads_title, Str::xv_heads_claim},
+        {"masks", Str::xv_masks_title, Str::xv_masks_claim},
+        {"pe", Str::xv_pe_title, Str::xv_pe_claim},
+        {"mistakes", Str::xv_mistakes_title, Str::xv_mistakes_claim},
+        {"encdec", Str::xv_encdec_title, Str::xv_encdec_claim},
+    };
+    static std::vector<ExperimentInfo> tables[kLangCount];
+    std::vector<ExperimentInfo>& list = tables[static_cast<int>(language())];
+    if (list.empty())
+        for (const ExperimentText& t : kList) list.push_back({t.key, tr(t.title), tr(t.claim)});
     return list;
 }
 
@@ -56,6 +54,9 @@ namespace {
 const ImU32 kRed = IM_COL32(240, 110, 100, 255), kBlue = IM_COL32(90, 170, 240, 255);
 const ImU32 kRedDim = IM_COL32(240, 110, 100, 170), kBlueDim = IM_COL32(90, 170, 240, 170);
 
+// A widget label in the current language with an ID that does not change with it.
+std::string label_id(Str text, const char* id) { return std::string(tr(text)) + "###" + id; }
+
 void compute(LabApp& app) {
     ExperimentResults& r = app.results;
     if (r.generation == app.generation && r.computed_for == app.experiment) return;
@@ -68,12 +69,7 @@ void compute(LabApp& app) {
     const double need = estimate_trace_bytes(c) * (key == "mistakes" ? 3 : 8);
     r.too_large.clear();
     if (key != "scaling" && key != "pe" && need > kBudget) {
-        char buf[200];
-        std::snprintf(buf, sizeof buf,
-                      "This configuration needs about %.0f MiB for this experiment's traces (budget %.0f MiB): reduce "
-                      "seq_len, batch or d_model.",
-                      need / 1048576.0, kBudget / 1048576.0);
-        r.too_large = buf;
+        r.too_large = trf(Str::xv_too_large, need / 1048576.0, kBudget / 1048576.0);
         r.generation = app.generation;
         r.computed_for = app.experiment;
         return;
@@ -124,10 +120,10 @@ void weights_map(LabApp& app, const Trace& tr, int head, const char* id, float w
 void draw_scaling(LabApp& app) {
     ExperimentResults& r = app.results;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    bool changed = ImGui::SliderInt("samples per d_k", &r.scaling_samples, 500, 40000);
+    bool changed = ImGui::SliderInt(label_id(Str::xv_samples_per_dk, "samples").c_str(), &r.scaling_samples, 500, 40000);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-    changed |= ImGui::InputInt("seed##scaling", &r.scaling_seed);
+    changed |= ImGui::InputInt(label_id(Str::xv_seed, "scaling").c_str(), &r.scaling_seed);
     if (changed) r.generation = ~0ull;  // recompute with the new options
     std::vector<double> dk, var, var_s, maxw, maxw_s, ent, ent_s, jac, jac_s, jmed, jmed_s, one;
     for (const ScalingPoint& p : r.scaling) {
@@ -141,32 +137,29 @@ void draw_scaling(LabApp& app) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float w = avail.x / 3 - 8, h = avail.y * 0.62f;
     const PlotSeries variance[] = {{"var(q.k)", dk.data(), var.data(), n, kRed},
-                                   {"theory: d_k", dk.data(), dk.data(), n, kRedDim, true},
+                                   {tr(Str::xv_theory_dk), dk.data(), dk.data(), n, kRedDim, true},
                                    {"var(q.k / sqrt(d_k))", dk.data(), var_s.data(), n, kBlue},
-                                   {"theory: 1", dk.data(), one.data(), n, kBlueDim, true}};
-    LinePlot("variance", variance, 4, w, h, "d_k", "variance");
+                                   {tr(Str::xv_theory_1), dk.data(), one.data(), n, kBlueDim, true}};
+    LinePlot("variance", variance, 4, w, h, "d_k", tr(Str::xv_axis_variance));
     ImGui::SameLine();
-    const PlotSeries softmax[] = {{"max weight, unscaled", dk.data(), maxw.data(), n, kRed},
-                                  {"max weight, scaled", dk.data(), maxw_s.data(), n, kBlue},
-                                  {"entropy (nats), unscaled", dk.data(), ent.data(), n, kRedDim, true},
-                                  {"entropy (nats), scaled", dk.data(), ent_s.data(), n, kBlueDim, true}};
-    LinePlot("softmax", softmax, 4, w, h, "d_k", "one query over 64 keys", {true, false});
+    const PlotSeries softmax[] = {{tr(Str::xv_max_weight_unscaled), dk.data(), maxw.data(), n, kRed},
+                                  {tr(Str::xv_max_weight_scaled), dk.data(), maxw_s.data(), n, kBlue},
+                                  {tr(Str::xv_entropy_unscaled), dk.data(), ent.data(), n, kRedDim, true},
+                                  {tr(Str::xv_entropy_scaled), dk.data(), ent_s.data(), n, kBlueDim, true}};
+    LinePlot("softmax", softmax, 4, w, h, "d_k", tr(Str::xv_axis_one_query), {true, false});
     ImGui::SameLine();
     // The median row shows the typical gradient; the mean is held up by rare near-ties.
-    const PlotSeries grad[] = {{"median ||diag(p) - pp^T||, unscaled", dk.data(), jmed.data(), n, kRed},
-                               {"median, scaled", dk.data(), jmed_s.data(), n, kBlue},
-                               {"mean, unscaled", dk.data(), jac.data(), n, kRedDim, true},
-                               {"mean, scaled", dk.data(), jac_s.data(), n, kBlueDim, true}};
-    LinePlot("gradient", grad, 4, w, h, "d_k", "softmax Jacobian norm", {true, true});
+    const PlotSeries grad[] = {{tr(Str::xv_jac_median_unscaled), dk.data(), jmed.data(), n, kRed},
+                               {tr(Str::xv_jac_median_scaled), dk.data(), jmed_s.data(), n, kBlue},
+                               {tr(Str::xv_jac_mean_unscaled), dk.data(), jac.data(), n, kRedDim, true},
+                               {tr(Str::xv_jac_mean_scaled), dk.data(), jac_s.data(), n, kBlueDim, true}};
+    LinePlot("gradient", grad, 4, w, h, "d_k", tr(Str::xv_axis_jacobian), {true, true});
     if (!r.scaling.empty()) {
         const ScalingPoint& big = r.scaling.back();
-        ImGui::TextWrapped(
-            "At d_k = %d: var(q.k) = %.1f (theory %d), after scaling %.3f (theory 1). Unscaled, the largest weight of a "
-            "row is %.3f and the typical (median) softmax Jacobian norm is %.2g: the softmax is nearly one-hot and "
-            "passes almost no gradient. Scaled: largest weight %.3f, median Jacobian norm %.3f. (%d samples per d_k, "
-            "seed %d)",
-            big.d_k, big.var_dot, big.d_k, big.var_scaled, big.max_weight, big.jacobian_norm_median,
-            big.max_weight_scaled, big.jacobian_norm_median_scaled, r.scaling_samples, r.scaling_seed);
+        text_wrapped("%s", trf(Str::xv_scaling_summary, big.d_k, big.var_dot, big.d_k, big.var_scaled,
+                                     big.max_weight, big.jacobian_norm_median, big.max_weight_scaled,
+                                     big.jacobian_norm_median_scaled, r.scaling_samples, r.scaling_seed)
+                                     .c_str());
     }
 }
 
@@ -185,7 +178,7 @@ void draw_heads(LabApp& app) {
         ImGui::TextDisabled("weights %s", shape_numbers(p.trace.find("weights")->shape).c_str());
         const float map = std::min(col_w - 8, avail.y * 0.25f);
         weights_map(app, p.trace, 0, ("heads_h" + std::to_string(p.heads)).c_str(), map, map);
-        ImGui::TextDisabled("entropy per head (nats)");
+        ImGui::TextDisabled("%s", tr(Str::xv_entropy_per_head));
         for (size_t k = 0; k < p.head_entropy.size() && k < 16; ++k) {
             ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::ColorConvertU32ToFloat4(head_color(static_cast<int>(k))));
             char label[32];
@@ -196,18 +189,17 @@ void draw_heads(LabApp& app) {
         }
         ImGui::EndChild();
     }
-    ImGui::TextDisabled("Head knockout: zero one head's context before the concat and measure ||output change||");
+    ImGui::TextDisabled("%s", tr(Str::xv_knockout_intro));
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     std::string items;
     for (const HeadsPoint& p : r.heads) items += "h = " + std::to_string(p.heads) + '\0';
-    ImGui::Combo("configuration", &r.knockout_h, items.c_str());
+    ImGui::Combo(label_id(Str::xv_knockout_config, "knockout_config").c_str(), &r.knockout_h, items.c_str());
     const HeadsPoint& k = r.heads[r.knockout_h];
     for (size_t i = 0; i < k.knockout_delta.size() && i < 16; ++i) {
-        char label[64];
-        std::snprintf(label, sizeof label, "head %zu: ||delta|| = %.3f (%.0f%% of ||output||)", i, k.knockout_delta[i],
-                      k.output_norm > 0 ? 100 * k.knockout_delta[i] / k.output_norm : 0.0);
+        const std::string label = trf(Str::xv_knockout_head, i, k.knockout_delta[i],
+                                      k.output_norm > 0 ? 100 * k.knockout_delta[i] / k.output_norm : 0.0);
         ImGui::ProgressBar(static_cast<float>(k.output_norm > 0 ? k.knockout_delta[i] / k.output_norm : 0),
-                           ImVec2(avail.x * 0.6f, 0), label);
+                           ImVec2(avail.x * 0.6f, 0), label.c_str());
     }
 }
 
@@ -220,34 +212,34 @@ void draw_masks(LabApp& app) {
         const MaskCase& mc = m.cases[i];
         if (i) ImGui::SameLine();
         ImGui::BeginChild(static_cast<int>(i + 200), ImVec2(col_w, avail.y * 0.55f), true);
-        ImGui::TextUnformatted(mc.name.c_str());
+        ImGui::TextUnformatted(mc.label.c_str());
         const float map = std::min(col_w - 8, avail.y * 0.32f);
         weights_map(app, mc.trace, 0, ("mask_" + std::to_string(i)).c_str(), map, map);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("future weights != 0: %ld", mc.future_nonzero);
-        ImGui::TextWrapped("fully masked rows: %ld%s", mc.fully_masked_rows, mc.has_nan ? " (NaN)" : "");
+        text_wrapped("%s", trf(Str::xv_future_nonzero, mc.future_nonzero).c_str());
+        text_wrapped(
+            "%s", trf(Str::xv_fully_masked_rows, mc.fully_masked_rows, mc.has_nan ? tr(Str::xv_nan_suffix) : "").c_str());
         ImGui::PopStyleColor();
         ImGui::EndChild();
     }
-    ImGui::TextWrapped("%s", m.fully_masked_why.c_str());
-    ImGui::TextWrapped("%s", m.inverted_why.c_str());
+    text_wrapped("%s", m.fully_masked_why.c_str());
+    text_wrapped("%s", m.inverted_why.c_str());
 }
 
 void draw_pe(LabApp& app) {
     ExperimentResults& r = app.results;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    bool changed = ImGui::SliderInt("positions", &r.pe_length, 8, 512);
+    bool changed = ImGui::SliderInt(label_id(Str::xv_pe_positions, "pe_positions").c_str(), &r.pe_length, 8, 512);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    changed |= ImGui::SliderInt("training length", &r.pe_train_length, 1, 512);
+    changed |= ImGui::SliderInt(label_id(Str::xv_pe_training_length, "pe_training_length").c_str(), &r.pe_train_length, 1, 512);
     if (changed) r.generation = ~0ull;
     const PeExperiment& pe = r.pe;
     if (pe.pe.empty()) return;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float w = avail.x / 3 - 8, h = avail.y * 0.7f;
     ImGui::BeginChild("pe_map", ImVec2(w, h));
-    ImGui::TextDisabled("PE (%d positions x d_model %d); rows past %d are beyond training", pe.length, pe.d_model,
-                        pe.train_length);
+    ImGui::TextDisabled("%s", trf(Str::xv_pe_map_caption, pe.length, pe.d_model, pe.train_length).c_str());
     HeatmapOptions opt;
     opt.range = {ColorMap::Diverging, -1.0f, 1.0f};
     opt.gpu = &app.gpu;
@@ -264,15 +256,16 @@ void draw_pe(LabApp& app) {
     std::vector<PlotSeries> series;
     for (size_t k = 0; k < pe.curves.size(); ++k) {
         ys[k].assign(pe.curves[k].begin(), pe.curves[k].end());
-        labels[k] = "dim " + std::to_string(pe.dims[k]);
+        labels[k] = trf(Str::xv_pe_dim, pe.dims[k]);
     }
     for (size_t k = 0; k < pe.curves.size(); ++k)
         series.push_back({labels[k].c_str(), pos.data(), ys[k].data(), pe.length, head_color(static_cast<int>(k))});
-    LinePlot("pe_curves", series.data(), static_cast<int>(series.size()), w, h, "position", "PE value", {false, false});
+    LinePlot("pe_curves", series.data(), static_cast<int>(series.size()), w, h, tr(Str::xv_axis_position), tr(Str::xv_axis_pe_value), {false, false});
     ImGui::SameLine();
     ImGui::BeginChild("pe_sim", ImVec2(w, h));
-    ImGui::TextDisabled("PE_i . PE_j (depends on j - i only: %s, max deviation %.1e)",
-                        pe.similarity_depends_on_offset_only ? "yes" : "no", pe.max_offset_deviation);
+    ImGui::TextDisabled("%s", trf(Str::xv_pe_sim_caption, tr(pe.similarity_depends_on_offset_only ? Str::xv_yes : Str::xv_no),
+                                  pe.max_offset_deviation)
+                                  .c_str());
     HeatmapOptions so;
     so.range = range_for(pe.similarity.data(), static_cast<long>(pe.similarity.size()), ColorMap::Diverging);
     so.gpu = &app.gpu;
@@ -289,7 +282,7 @@ void draw_mistakes(LabApp& app) {
     ImGui::BeginChild("mistake_list", ImVec2(avail.x * 0.3f, avail.y), true);
     for (size_t i = 0; i < r.mistakes.size(); ++i) {
         const MistakeResult& m = r.mistakes[i];
-        if (ImGui::RadioButton(m.title.c_str(), &r.mistake, static_cast<int>(i))) {}
+        if (ImGui::RadioButton((m.title + "###mistake_" + m.key).c_str(), &r.mistake, static_cast<int>(i))) {}
         lab_note_rect(app, "mistake:" + m.key);
     }
     ImGui::EndChild();
@@ -297,27 +290,27 @@ void draw_mistakes(LabApp& app) {
     ImGui::BeginChild("mistake_detail", ImVec2(0, avail.y), true);
     const MistakeResult& m = r.mistakes[r.mistake];
     ImGui::Text("%s", m.title.c_str());
-    ImGui::TextDisabled("buggy");
+    ImGui::TextDisabled("%s", tr(Str::xv_buggy));
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.5f, 1));
-    ImGui::TextWrapped("%s", m.buggy_line.c_str());
+    text_wrapped("%s", m.buggy_line.c_str());
     ImGui::PopStyleColor();
-    ImGui::TextDisabled("correct");
+    ImGui::TextDisabled("%s", tr(Str::xv_correct));
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.62f, 0.85f, 0.62f, 1));
-    ImGui::TextWrapped("%s", m.correct_line.c_str());
+    text_wrapped("%s", m.correct_line.c_str());
     ImGui::PopStyleColor();
     ImGui::Separator();
     if (!m.runs) {
-        ImGui::TextDisabled("PyTorch stops at stage '%s' with", m.stops_at.c_str());
+        ImGui::TextDisabled("%s", trf(Str::xv_stops_at, m.stops_at).c_str());
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.5f, 1));
-        ImGui::TextWrapped("%s", m.error.c_str());
+        text_wrapped("%s", m.error.c_str());
         ImGui::PopStyleColor();
     } else {
-        ImGui::Text("max |row sum - 1| of the weights: %.3g", m.max_row_sum_error);
-        ImGui::Text("weight on future positions (j > i): %.3g", m.future_weight);
-        ImGui::Text("||output - correct|| / ||correct||: %.3g", m.output_diff);
+        ImGui::TextUnformatted(trf(Str::xv_max_row_sum_error, m.max_row_sum_error).c_str());
+        ImGui::TextUnformatted(trf(Str::xv_future_weight, m.future_weight).c_str());
+        ImGui::TextUnformatted(trf(Str::xv_output_diff, m.output_diff).c_str());
     }
     ImGui::Spacing();
-    ImGui::TextWrapped("%s", m.symptom.c_str());
+    text_wrapped("%s", m.symptom.c_str());
     ImGui::EndChild();
 }
 
@@ -330,7 +323,7 @@ void draw_encdec(LabApp& app) {
         if (i) ImGui::SameLine();
         ImGui::BeginChild(static_cast<int>(i + 300), ImVec2(col_w, avail.y), true);
         const Trace& tr = kinds[i].trace;
-        ImGui::TextUnformatted(kinds[i].name.c_str());
+        ImGui::TextUnformatted(kinds[i].label.c_str());
         for (const char* name : {"q", "k", "v", "weights", "output"}) {
             const Tensor* t = tr.find(name);
             if (t) ImGui::TextDisabled("%-8s %s", name, shape_named(*t).c_str());
@@ -344,18 +337,20 @@ void draw_encdec(LabApp& app) {
 }  // namespace
 
 void draw_experiment_menu(LabApp& app) {
-    const bool clicked = ImGui::SmallButton("Experiments");
+    const bool clicked = ImGui::SmallButton(label_id(Str::xv_menu_button, "experiments_button").c_str());
     lab_note_rect(app, "menu:experiments");
     if (clicked || app.open_experiment_menu) ImGui::OpenPopup("experiments");
     app.open_experiment_menu = false;
     if (ImGui::BeginPopup("experiments")) {
         const auto& list = experiment_infos();
         for (size_t i = 0; i < list.size(); ++i) {
-            if (ImGui::Selectable(list[i].title, app.experiment == static_cast<int>(i))) app.experiment = static_cast<int>(i);
+            if (ImGui::Selectable((std::string(list[i].title) + "###exp_" + list[i].key).c_str(),
+                                  app.experiment == static_cast<int>(i)))
+                app.experiment = static_cast<int>(i);
             lab_note_rect(app, std::string("exp:") + list[i].key);
         }
         ImGui::Separator();
-        if (ImGui::Selectable("Back to the stage stepper", app.experiment < 0)) app.experiment = -1;
+        if (ImGui::Selectable(label_id(Str::xv_menu_back, "exp_none").c_str(), app.experiment < 0)) app.experiment = -1;
         lab_note_rect(app, "exp:none");
         ImGui::EndPopup();
     }
@@ -367,14 +362,14 @@ void draw_experiment_view(LabApp& app, float x, float y, float w, float h) {
     const ExperimentInfo& info = experiment_infos()[app.experiment];
     ImGui::Text("%s", info.title);
     ImGui::SameLine();
-    const bool back = ImGui::SmallButton("back to the stepper (Esc)");
+    const bool back = ImGui::SmallButton(label_id(Str::xv_back_button, "exp_back").c_str());
     lab_note_rect(app, "exp:back");
     if (back) app.experiment = -1;
-    ImGui::TextWrapped("%s", info.claim);
+    text_wrapped("%s", info.claim);
     ImGui::Separator();
     if (!app.results.too_large.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.5f, 1));
-        ImGui::TextWrapped("%s", app.results.too_large.c_str());
+        text_wrapped("%s", app.results.too_large.c_str());
         ImGui::PopStyleColor();
     } else if (app.experiment >= 0) {
         const std::string key = info.key;
@@ -395,7 +390,8 @@ void write_experiment_state(const LabApp& app, JsonWriter& w) {
     }
     const ExperimentResults& r = app.results;
     const std::string key = experiment_infos()[app.experiment].key;
-    w.begin_object().key("key").value(key).key("compute_ms").value(r.compute_ms);
+    w.begin_object().key("key").value(key).key("title").value(experiment_infos()[app.experiment].title);
+    w.key("compute_ms").value(r.compute_ms);
     if (!r.too_large.empty()) w.key("too_large").value(r.too_large);
     if (key == "scaling") {
         w.key("samples").value(r.scaling_samples).key("seed").value(r.scaling_seed).key("series").begin_array();

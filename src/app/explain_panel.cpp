@@ -3,6 +3,7 @@
 // computed from the live numbers.
 #include <imgui.h>
 
+#include "text_wrap.h"
 #include "core/stages.h"
 #include "lab_app.h"
 #include "panels.h"
@@ -24,10 +25,10 @@ void badge(const InvariantCheck& ch) {
                                                 ch.pass ? IM_COL32(90, 200, 120, 255) : IM_COL32(240, 90, 80, 255));
     ImGui::Dummy(ImVec2(r * 2.5f, 0));
     ImGui::SameLine();
-    ImGui::TextWrapped("%s%s", ch.pass ? "" : "FAILS: ", ch.label.c_str());
+    text_wrapped("%s%s", ch.pass ? "" : tr(Str::ui_explain_fails), ch.label.c_str());
     ImGui::Indent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", ch.detail.c_str());
+    text_wrapped("%s", ch.detail.c_str());
     ImGui::PopStyleColor();
     ImGui::Unindent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
 }
@@ -37,30 +38,30 @@ void badge(const InvariantCheck& ch) {
 void draw_explain_panel(LabApp& app, const PanelRect& r) {
     const StageInfo& info = stage_infos()[app.stage];
     const StageRecord& rec = app.trace.stages[app.stage];
-    begin_panel("Explain", r);
+    begin_panel(ui_label(Str::ui_explain_window, "Explain").c_str(), r);
     ImGui::PushTextWrapPos(0);
     ImGui::Text("%d. %s", app.stage + 1, info.title);
-    heading("Paper");
-    ImGui::TextWrapped("%s", info.formula);
-    heading("PyTorch");
+    heading(tr(Str::ui_explain_paper));
+    text_wrapped("%s", info.formula);
+    heading(tr(Str::ui_explain_pytorch));
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.62f, 0.85f, 0.62f, 1));
-    ImGui::TextWrapped("%s", info.pytorch);
+    text_wrapped("%s", info.pytorch);
     ImGui::PopStyleColor();
-    heading("Shapes");
+    heading(tr(Str::ui_explain_shapes));
     for (const ShapeStep& st : rec.shape_steps) {
         std::string named = "(";
         for (size_t i = 0; i < st.shape.size(); ++i)
             named += (i ? ", " : "") + st.dims[i] + "=" + std::to_string(st.shape[i]);
         ImGui::BulletText("%s  %s)", st.op.c_str(), named.c_str());
     }
-    heading("Why");
-    ImGui::TextWrapped("%s", info.why);
-    heading("Checks on the live numbers");
-    if (rec.checks.empty()) ImGui::TextDisabled("(none for this stage)");
+    heading(tr(Str::ui_explain_why));
+    text_wrapped("%s", info.why);
+    heading(tr(Str::ui_explain_checks));
+    if (rec.checks.empty()) ImGui::TextDisabled("%s", tr(Str::ui_explain_no_checks));
     for (const InvariantCheck& ch : rec.checks) badge(ch);
     if (!app.hover.tensor.empty()) {
-        heading("Hovered cell");
-        ImGui::TextWrapped("%s", app.hover.text.c_str());
+        heading(tr(Str::ui_explain_hovered));
+        text_wrapped("%s", app.hover.text.c_str());
     }
     ImGui::PopTextWrapPos();
     ImGui::Spacing();

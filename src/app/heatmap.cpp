@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "core/derivation.h"
+#include "core/i18n.h"
 
 namespace lab {
 
@@ -51,7 +52,7 @@ void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan) {
         ImGui::SameLine(0, 3 * scale);
         ImGui::TextDisabled("%s", label);
     };
-    if (has_masked) swatch(kMaskedColor, "masked");
+    if (has_masked) swatch(kMaskedColor, tr(Str::ui_legend_masked));
     if (has_nan) swatch(kNanColor, "NaN");
 }
 

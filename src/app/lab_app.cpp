@@ -2,6 +2,7 @@
 #include "lab_app.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // ImTextCharFromUtf8
 
 #include <chrono>
 #include <cstdio>
@@ -41,6 +42,73 @@ void lab_recompute(LabApp& app) {
     app.hover = HoverCell{};
 }
 
+namespace {
+std::vector<std::string> hash_notes(const UrlDecode& d);
+std::vector<std::string> config_notes(const ConfigFileResult& r, const std::string& name);
+}  // namespace
+
+void lab_set_language(LabApp& app, Lang lang) {
+    app.lang = lang;
+    set_language(lang);
+    app.dirty = true;  // the trace's checks and the experiments' texts are rebuilt in the new language
+    app.results.generation = ~0ull;  // even while the configuration is invalid (no new trace)
+    app.last_action.clear();         // said in the old language
+    // Notes are rebuilt from what produced them (the view itself stays as it is).
+    const NotesSource& src = app.notes_source;
+    if (app.notes.empty()) return;  // dismissed
+    if (src.kind == NotesSource::Hash) app.notes = hash_notes(decode_url_state(src.text));
+    else if (src.kind == NotesSource::Config) app.notes = config_notes(parse_config_file(src.text, src.name, app.config), src.name);
+}
+
+namespace {
+
+// Calls f(code point, its UTF-8 bytes) for each character of a UTF-8 string.
+// ImGui 1.86 stores 16-bit characters: anything beyond U+FFFF (4 UTF-8 bytes,
+// e.g. emoji) is decoded here, since ImGui itself turns it into U+FFFD.
+template <class F>
+void for_each_codepoint(const std::string& s, F f) {
+    const char* p = s.c_str();
+    const char* end = p + s.size();
+    while (p < end) {
+        unsigned int c = 0;
+        const int n = ImTextCharFromUtf8(&c, p, end);
+        if (n <= 0) break;
+        if (n == 4) {
+            const auto* u = reinterpret_cast<const unsigned char*>(p);
+            c = (u[0] & 7u) << 18 | (u[1] & 63u) << 12 | (u[2] & 63u) << 6 | (u[3] & 63u);
+        }
+        f(c, std::string(p, static_cast<size_t>(n)));
+        p += n;
+    }
+}
+
+bool has_cjk(const std::string& s) {
+    bool any = false;
+    for_each_codepoint(s, [&](unsigned int c, const std::string&) { any |= c >= 0x2E80 && c <= 0xFFEF; });
+    return any;
+}
+
+// Which typed characters no loaded font can draw (ImGui shows U+FFFD for them).
+void find_missing_glyphs(LabApp& app) {
+    app.glyph_notes.clear();
+    if (app.fonts.cjk == FontLoad::Loading) return;  // not decided until the font is here
+    const ImFont* font = ImGui::GetFont();
+    for (const std::string& token : app.tokens)
+        for_each_codepoint(token, [&](unsigned int c, const std::string& ch) {
+            const bool drawable = c <= 0xFFFF && font->FindGlyphNoFallback(static_cast<ImWchar>(c));
+            if (c >= 0x20 && !drawable) app.glyph_notes.push_back(trf(Str::lang_missing_glyph, token, ch, c));
+        });
+}
+
+}  // namespace
+
+bool lab_wants_cjk_font(const LabApp& app) {
+    if (app.lang == Lang::Zh || has_cjk(app.token_text)) return true;
+    for (const std::string& t : app.tokens)
+        if (has_cjk(t)) return true;
+    return false;
+}
+
 void lab_go_to_stage(LabApp& app, int index) {
     app.experiment = -1;  // stepping through stages is the stepper's job
     if (index < 0) index = 0;
@@ -54,11 +122,42 @@ std::string lab_url_hash(const LabApp& app) {
     s.tokens = app.tokens;
     s.view.stage = app.stage, s.view.batch_item = app.batch_item, s.view.head = app.head, s.view.all_heads = app.all_heads;
     if (app.experiment >= 0) s.view.experiment = experiment_infos()[app.experiment].key;
+    s.lang = lang_code(app.lang);
     return encode_url_state(s);
 }
 
+namespace {
+
+// The notes about a hash, in the current language.
+std::vector<std::string> hash_notes(const UrlDecode& d) {
+    std::vector<std::string> notes = d.notes;
+    if (!d.state.view.experiment.empty() && experiment_index(d.state.view.experiment) < 0)
+        notes.push_back(trf(Str::url_exp_unknown, d.state.view.experiment.substr(0, 32)));
+    return notes;
+}
+
+// The notes about a config file, in the current language.
+std::vector<std::string> config_notes(const ConfigFileResult& r, const std::string& name) {
+    std::vector<std::string> notes;
+    const std::string what = name.empty() ? tr(Str::app_pasted_config) : name;
+    for (const ConfigError& e : r.errors) notes.push_back(what + ": " + e.param + ": " + e.message);
+    if (!r.ignored.empty()) {
+        std::string keys;
+        for (const auto& k : r.ignored) keys += (keys.empty() ? "" : ", ") + k;
+        notes.push_back(trf(Str::io_file_ignored, what, keys));
+    }
+    return notes;
+}
+
+}  // namespace
+
 void lab_apply_url_hash(LabApp& app, const std::string& hash) {
-    const UrlDecode d = decode_url_state(hash);
+    UrlDecode d = decode_url_state(hash);
+    Lang lang;
+    if (!d.state.lang.empty() && parse_lang(d.state.lang, &lang) && lang != app.lang) {
+        lab_set_language(app, lang);
+        d = decode_url_state(hash);  // again, so its notes are in the link's language
+    }
     app.config = d.state.config;
     app.tokens = d.state.tokens;
     std::string joined;
@@ -68,23 +167,17 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
     app.batch_item = d.state.view.batch_item;
     app.head = d.state.view.head;
     app.all_heads = d.state.view.all_heads;
-    app.notes = d.notes;
+    app.notes = hash_notes(d);
+    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Hash, "", hash};
     app.experiment = d.state.view.experiment.empty() ? -1 : experiment_index(d.state.view.experiment);
-    if (!d.state.view.experiment.empty() && app.experiment < 0)
-        app.notes.push_back("hash: exp='" + d.state.view.experiment.substr(0, 32) + "' names no experiment; showing the stepper");
     app.dirty = true;
 }
 
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text) {
     const ConfigFileResult r = parse_config_file(text, name, app.config);
-    app.notes.clear();
-    const std::string what = name.empty() ? "pasted config" : name;
-    for (const ConfigError& e : r.errors) app.notes.push_back(what + ": " + e.param + ": " + e.message);
-    if (!r.ignored.empty()) {
-        std::string keys;
-        for (const auto& k : r.ignored) keys += (keys.empty() ? "" : ", ") + k;
-        app.notes.push_back(what + ": ignored (not used by the lab): " + keys);
-    }
+    app.notes = config_notes(r, name);
+    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Config, name, text};
+    const std::string what = name.empty() ? tr(Str::app_pasted_config) : name;
     if (r.ok) {
         app.config = r.config;
         if (!app.tokens.empty() && static_cast<int>(app.tokens.size()) != app.config.seq_len) {
@@ -92,9 +185,9 @@ void lab_load_config_text(LabApp& app, const std::string& name, const std::strin
             app.token_text[0] = '\0';
         }
         app.dirty = true;
-        app.last_action = "loaded " + what + " (" + r.format + ")";
+        app.last_action = trf(Str::app_loaded_config, what, r.format);
     } else {
-        app.last_action = "could not load " + what + "; keeping the current configuration";
+        app.last_action = trf(Str::app_could_not_load_config, what);
     }
 }
 
@@ -135,6 +228,8 @@ void handle_keys(LabApp& app) {
             case '[': app.head = (app.head + heads - 1) % heads; break;
             case 'b': app.batch_item = (app.batch_item + 1) % batch; break;
             case 'e': app.open_experiment_menu = true; break;
+            case 'l':
+            case 'L': lab_set_language(app, app.lang == Lang::Zh ? Lang::En : Lang::Zh); break;
             default:
                 if (ch >= '1' && ch <= '9') lab_go_to_stage(app, ch - '1');
                 if (ch == '0') lab_go_to_stage(app, 9);
@@ -157,6 +252,7 @@ void lab_frame(LabApp& app) {
     app.rects.clear();
     app.heatmaps.clear();
     if (app.dirty) lab_recompute(app);
+    find_missing_glyphs(app);
 
     // Layout: pipeline bar on top; setup left, explain right, stage view and the
     // dimension table in the middle. Narrow windows (>= 800 px) shrink the sides.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/i18n.h"
 #include "core/length_sweep.h"
 #include "core/trace.h"
 #include "experiments.h"
@@ -54,6 +55,24 @@ struct LabHost {
     std::string (*share_url)(const std::string& hash) = nullptr;  // full URL for a hash
 };
 
+// The Chinese font (lab_cjk.otf, ~0.8 MB) is not part of the page: the host loads
+// it when lab_wants_cjk_font() first says so, then rebuilds the font atlas.
+enum class FontLoad { None, Loading, Ready, Failed };
+struct LabFonts {
+    FontLoad cjk = FontLoad::None;
+    int cjk_glyphs = 0;        // CJK glyphs in the atlas once Ready
+    size_t cjk_bytes = 0;      // size of the loaded file
+    std::string cjk_error;     // why it Failed
+    double cjk_load_ms = 0.0;  // request to atlas rebuilt
+};
+
+// What produced app.notes, so a language switch can say them again in the new language.
+struct NotesSource {
+    enum Kind { None, Hash, Config } kind = None;
+    std::string name;  // config file name ("" = pasted)
+    std::string text;  // the hash or the config file's text
+};
+
 struct LabApp {
     AttentionConfig config;            // what the knobs show (may be invalid)
     std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
@@ -77,6 +96,7 @@ struct LabApp {
     std::vector<SweepPoint> sweep;     // the cost tab's measurement over L (empty until asked)
     bool cost_tab_open = false;
     std::vector<std::string> notes;    // e.g. what was wrong with the URL hash
+    NotesSource notes_source;
     std::vector<UiRect> rects;         // rebuilt every frame
     std::vector<HeatmapPlacement> heatmaps;
     double recompute_ms = 0.0;
@@ -90,6 +110,9 @@ struct LabApp {
     std::string last_action;           // e.g. "saved attn_..._weights.csv" — shown and reported
     float ui_scale = 1.0f;             // set by the platform from devicePixelRatio / content scale
     bool dirty = true;                 // config changed: recompute before drawing
+    Lang lang = Lang::En;              // the interface language (lab_set_language)
+    LabFonts fonts;
+    std::vector<std::string> glyph_notes;  // token characters no font holds (drawn as U+FFFD)
 };
 
 void lab_init(LabApp& app);
@@ -107,6 +130,10 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash);
 // Applies a JSON or TOML config file's text (name decides the format, "" sniffs);
 // problems become notes naming the key, the view keeps the last good trace.
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text);
+// Switches the interface language; every text is rebuilt (trace, checks, experiments).
+void lab_set_language(LabApp& app, Lang lang);
+// Chinese is shown, or the tokens contain CJK characters: the host should load the CJK font.
+bool lab_wants_cjk_font(const LabApp& app);
 // Records the last ImGui item's rectangle under `id` (see UiRect).
 void lab_note_rect(LabApp& app, const std::string& id);
 

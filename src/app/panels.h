@@ -1,6 +1,9 @@
 // panels.h — Attention Lab app: the panels of the main screen, each a free function
 // drawing one ImGui window inside the rectangle the layout gives it.
 #pragma once
+#include <string>
+
+#include "core/i18n.h"
 
 struct ImVec2;
 
@@ -11,6 +14,10 @@ struct LabApp;
 struct PanelRect {
     float x, y, w, h;
 };
+
+// A translated ImGui label with a stable id: "<text in the current language>###<id>",
+// so widget state (tabs, open windows, active fields) survives a language switch.
+inline std::string ui_label(Str text, const char* id) { return std::string(tr(text)) + "###" + id; }
 
 // Begins a fixed, undecorated-by-default ImGui window covering r (always pair with ImGui::End()).
 bool begin_panel(const char* name, const PanelRect& r, int extra_flags = 0);

@@ -11,13 +11,44 @@
 
 namespace lab {
 
+namespace {
+
+// "EN | 中文" at the right end of the bar, the current language lit; L toggles too.
+// "中文" is drawable before the Chinese font has loaded (its two glyphs are compiled in).
+void draw_language_switch(LabApp& app) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const char* labels[kLangCount] = {"EN", "\xe4\xb8\xad\xe6\x96\x87"};
+    float w = style.ItemSpacing.x;
+    for (const char* l : labels) w += ImGui::CalcTextSize(l).x + style.FramePadding.x * 2;
+    const bool loading = app.fonts.cjk == FontLoad::Loading;
+    const float status_w = loading ? ImGui::CalcTextSize(tr(Str::lang_loading_short)).x + style.ItemSpacing.x : 0.0f;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w - status_w));
+    if (loading) {
+        ImGui::TextDisabled("%s", tr(Str::lang_loading_short));
+        ImGui::SameLine();
+    }
+    for (int i = 0; i < kLangCount; ++i) {
+        const Lang lang = static_cast<Lang>(i);
+        const bool current = app.lang == lang;
+        if (i) ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
+        if (ImGui::SmallButton(labels[i]) && !current) lab_set_language(app, lang);
+        ImGui::PopStyleColor();
+        lab_note_rect(app, std::string("lang:") + lang_code(lang));
+        if (ImGui::IsItemHovered() && !current) ImGui::SetTooltip("%s", tr(Str::lang_toggle_tip));
+    }
+}
+
+}  // namespace
+
 void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     begin_panel("##pipeline", r, ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
     ImGui::TextUnformatted("Attention Lab");
     ImGui::SameLine();
-    ImGui::TextDisabled("multi-head attention, stage by stage  (? for help)");
+    ImGui::TextDisabled("%s", tr(Str::bar_subtitle));
     ImGui::SameLine();
     draw_experiment_menu(app);
+    draw_language_switch(app);
     const auto& infos = stage_infos();
     const ImGuiStyle& style = ImGui::GetStyle();
     // Chips keep their full labels; on a narrow window the '>' separators go first,

@@ -16,10 +16,10 @@ const std::vector<Preset>& presets() {
         AttentionConfig cross = sized(8, 2, 4, 2);
         cross.cross = true, cross.kv_len = 6, cross.mask = MaskKind::None;
         return std::vector<Preset>{
-            {"Tiny", "d_model 8, h 2, L 4, B 2: every number fits on screen", sized(8, 2, 4, 2)},
-            {"Paper base", "d_model 512, h 8 (d_k 64), L 10, B 2", sized(512, 8, 10, 2)},
-            {"Single sentence", "d_model 512, h 8, L 6, B 1", sized(512, 8, 6, 1)},
-            {"Cross-attention", "Q from a 4-token decoder input, K and V from a 6-token encoder memory", cross},
+            {"Tiny", Str::ui_preset_tiny, Str::ui_preset_tiny_what, sized(8, 2, 4, 2)},
+            {"Paper base", Str::ui_preset_paper, Str::ui_preset_paper_what, sized(512, 8, 10, 2)},
+            {"Single sentence", Str::ui_preset_sentence, Str::ui_preset_sentence_what, sized(512, 8, 6, 1)},
+            {"Cross-attention", Str::ui_preset_cross, Str::ui_preset_cross_what, cross},
         };
     }();
     return list;

@@ -3,12 +3,14 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/i18n.h"
 
 namespace lab {
 
 struct Preset {
-    const char* name;
-    const char* what;
+    const char* name;  // id (English, never translated): "preset:<name>" in the layout
+    Str label;         // the button's text in the current language
+    Str what;          // its tooltip
     AttentionConfig config;
 };
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
+#include "text_wrap.h"
 #include "core/tokens.h"
 #include "lab_app.h"
 #include "panels.h"
@@ -26,11 +28,19 @@ void fit_mask_params(AttentionConfig& c) {
     }
 }
 
+// Half the panel for the field, less when the label (in either language) needs the room.
+void set_field_width(const char* label) {
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float label_w = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(std::max(avail * 0.4f, std::min(avail * 0.5f, avail - label_w)));
+}
+
 // An integer field with -/+ buttons; its rectangle is recorded as "knob:<id>".
 bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char* help) {
-    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    const std::string shown = std::string(label) + "###" + id;  // the id stays when the language changes
+    set_field_width(shown.c_str());
     ImGui::BeginGroup();
-    const bool changed = ImGui::InputInt(label, v, 1, 8);
+    const bool changed = ImGui::InputInt(shown.c_str(), v, 1, 8);
     ImGui::EndGroup();
     lab_note_rect(app, std::string("knob:") + id);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
@@ -41,18 +51,18 @@ bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char
 }  // namespace
 
 void draw_setup_panel(LabApp& app, const PanelRect& r) {
-    begin_panel("Setup", r);
+    begin_panel(ui_label(Str::ui_setup_window, "Setup").c_str(), r);
     AttentionConfig& c = app.config;
     bool changed = false;
 
-    ImGui::TextDisabled("Presets");
+    ImGui::TextDisabled("%s", tr(Str::ui_setup_presets));
     const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
     for (size_t i = 0; i < presets().size(); ++i) {
         const Preset& p = presets()[i];
         // Wrap like words: stay on this line only if the button still fits.
-        const float w = ImGui::CalcTextSize(p.name).x + ImGui::GetStyle().FramePadding.x * 2;
+        const float w = ImGui::CalcTextSize(tr(p.label)).x + ImGui::GetStyle().FramePadding.x * 2;
         if (i && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right_edge) ImGui::SameLine();
-        const bool clicked = ImGui::Button(p.name);
+        const bool clicked = ImGui::Button((std::string(tr(p.label)) + "###preset:" + p.name).c_str());
         lab_note_rect(app, std::string("preset:") + p.name);
         if (clicked) {
             c = p.config;
@@ -60,37 +70,40 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
             app.token_text[0] = '\0';
             changed = true;
         }
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.what);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(p.what));
     }
     ImGui::Separator();
 
-    ImGui::TextDisabled("Sizes");
-    changed |= int_knob(app, "d_model", "d_model", &c.d_model, "model width; the paper uses 512");
-    changed |= int_knob(app, "heads", "heads h", &c.heads, "number of heads; d_k = d_v = d_model / h (paper: 8 heads of 64)");
+    ImGui::TextDisabled("%s", tr(Str::ui_setup_sizes));
+    changed |= int_knob(app, "d_model", "d_model", &c.d_model, tr(Str::ui_knob_d_model_tip));
+    changed |= int_knob(app, "heads", tr(Str::ui_knob_heads), &c.heads, tr(Str::ui_knob_heads_tip));
     ImGui::Text("d_k = d_v = %s", c.heads > 0 && c.d_model % c.heads == 0 ? std::to_string(c.d_k()).c_str() : "?");
     int seq = c.seq_len;
-    if (int_knob(app, "seq_len", "seq_len L_q", &seq, "number of tokens (queries)")) {
+    if (int_knob(app, "seq_len", tr(Str::ui_knob_seq_len), &seq, tr(Str::ui_knob_seq_len_tip))) {
         c.seq_len = seq;
         changed = true;
     }
-    if (ImGui::Checkbox("cross-attention", &c.cross)) {
+    if (ImGui::Checkbox(ui_label(Str::ui_setup_cross, "cross").c_str(), &c.cross)) {
         c.kv_len = c.cross ? c.seq_len + 2 : 0;
         changed = true;
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Q from the decoder input, K and V from an encoder memory (L_kv keys)");
-    if (c.cross) changed |= int_knob(app, "kv_len", "kv_len L_kv", &c.kv_len, "encoder memory length (keys and values)");
-    changed |= int_knob(app, "batch", "batch B", &c.batch, "independent sequences processed together");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(Str::ui_setup_cross_tip));
+    if (c.cross) changed |= int_knob(app, "kv_len", tr(Str::ui_knob_kv_len), &c.kv_len, tr(Str::ui_knob_kv_len_tip));
+    changed |= int_knob(app, "batch", tr(Str::ui_knob_batch), &c.batch, tr(Str::ui_knob_batch_tip));
     int seed = static_cast<int>(c.seed);
-    if (int_knob(app, "seed", "seed", &seed, "inputs ~ N(0,1) and Xavier-uniform weights are drawn from this seed")) {
+    if (int_knob(app, "seed", tr(Str::ui_knob_seed), &seed, tr(Str::ui_knob_seed_tip))) {
         c.seed = static_cast<uint32_t>(std::max(0, seed));
         changed = true;
     }
     ImGui::Separator();
 
-    ImGui::TextDisabled("Mask");
+    ImGui::TextDisabled("%s", tr(Str::ui_setup_mask_section));
     int mask = static_cast<int>(c.mask);
-    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
-    const bool mask_changed = ImGui::Combo("mask", &mask, "none\0causal\0padding\0custom\0");
+    const char* mask_items[] = {tr(Str::ui_mask_none), tr(Str::ui_mask_causal), tr(Str::ui_mask_padding),
+                                tr(Str::ui_mask_custom)};
+    const std::string mask_label = ui_label(Str::ui_setup_mask_combo, "mask");
+    set_field_width(mask_label.c_str());
+    const bool mask_changed = ImGui::Combo(mask_label.c_str(), &mask, mask_items, IM_ARRAYSIZE(mask_items));
     lab_note_rect(app, "mask");
     if (mask_changed) {
         c.mask = static_cast<MaskKind>(mask);
@@ -99,14 +112,13 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
     if (changed || c.padding_lengths.size() != static_cast<size_t>(std::max(0, c.batch))) fit_mask_params(c);
     if (c.mask == MaskKind::Padding && app.errors.empty()) {
         for (int b = 0; b < c.batch && b < 16; ++b) {
-            char label[32];
-            std::snprintf(label, sizeof label, "valid len, item %d", b);
-            ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
-            changed |= ImGui::SliderInt(label, &c.padding_lengths[b], 0, c.L_kv());
+            const std::string label = trf(Str::ui_setup_valid_len, b) + "###valid_len" + std::to_string(b);
+            set_field_width(label.c_str());
+            changed |= ImGui::SliderInt(label.c_str(), &c.padding_lengths[b], 0, c.L_kv());
         }
     }
     if (c.mask == MaskKind::Custom && app.errors.empty() && c.L_q() <= 16 && c.L_kv() <= 16) {
-        ImGui::TextDisabled("click cells: row = query, column = key");
+        ImGui::TextDisabled("%s", tr(Str::ui_setup_custom_hint));
         const float cell = ImGui::GetFrameHeight();
         for (int i = 0; i < c.L_q(); ++i)
             for (int j = 0; j < c.L_kv(); ++j) {
@@ -119,26 +131,26 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
                 ImGui::PopID();
             }
     } else if (c.mask == MaskKind::Custom) {
-        ImGui::TextWrapped("custom masks are editable up to 16 x 16");
+        text_wrapped("%s", tr(Str::ui_setup_custom_too_big));
     }
     int fill = static_cast<int>(c.mask_fill);
     changed |= ImGui::RadioButton("-inf", &fill, 0);
     ImGui::SameLine();
     changed |= ImGui::RadioButton("-1e9", &fill, 1);
     c.mask_fill = static_cast<MaskFill>(fill);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("value written into masked scores before the softmax");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(Str::ui_setup_fill_tip));
     ImGui::Separator();
 
-    ImGui::TextDisabled("Switches");
-    changed |= ImGui::Checkbox("scale by 1/sqrt(d_k)", &c.scale);
-    changed |= ImGui::Checkbox("positional encoding", &c.pe);
-    changed |= ImGui::Checkbox("projection biases", &c.bias);
+    ImGui::TextDisabled("%s", tr(Str::ui_setup_switches));
+    changed |= ImGui::Checkbox(ui_label(Str::ui_switch_scale, "scale").c_str(), &c.scale);
+    changed |= ImGui::Checkbox(ui_label(Str::ui_switch_pe, "pe").c_str(), &c.pe);
+    changed |= ImGui::Checkbox(ui_label(Str::ui_switch_bias, "bias").c_str(), &c.bias);
     ImGui::Separator();
 
-    ImGui::TextDisabled("Tokens (words become the sequence)");
+    ImGui::TextDisabled("%s", tr(Str::ui_setup_tokens));
     ImGui::SetNextItemWidth(-1);
     const bool tokens_changed =
-        ImGui::InputTextWithHint("##tokens", "e.g. the cat sat on the mat", app.token_text, sizeof app.token_text);
+        ImGui::InputTextWithHint("##tokens", tr(Str::ui_setup_tokens_hint), app.token_text, sizeof app.token_text);
     lab_note_rect(app, "tokens");
     if (tokens_changed) {
         app.tokens = split_tokens(app.token_text).tokens;
@@ -153,21 +165,21 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
     if (!app.errors.empty()) {
         ImGui::Separator();
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.5f, 1));
-        for (const ConfigError& e : app.errors) ImGui::TextWrapped("%s: %s", e.param.c_str(), e.message.c_str());
+        for (const ConfigError& e : app.errors) text_wrapped("%s: %s", e.param.c_str(), e.message.c_str());
         ImGui::PopStyleColor();
-        ImGui::TextDisabled("showing the last valid configuration");
+        ImGui::TextDisabled("%s", tr(Str::ui_setup_last_valid));
     }
     ImGui::Separator();
     draw_config_loader(app);
     if (!app.notes.empty()) {
         ImGui::Separator();
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.4f, 1));
-        for (const std::string& n : app.notes) ImGui::TextWrapped("%s", n.c_str());
+        for (const std::string& n : app.notes) text_wrapped("%s", n.c_str());
         ImGui::PopStyleColor();
-        if (ImGui::SmallButton("dismiss")) app.notes.clear();
+        if (ImGui::SmallButton(ui_label(Str::ui_setup_dismiss, "dismiss").c_str())) app.notes.clear();
     }
     ImGui::Separator();
-    ImGui::TextDisabled("recomputed in %.2f ms", app.recompute_ms);
+    ImGui::TextDisabled("%s", trf(Str::ui_setup_recomputed, app.recompute_ms).c_str());
     ImGui::End();
 }
 

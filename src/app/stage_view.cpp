@@ -62,9 +62,9 @@ Slice slice_of(const Tensor& t, int b, int head) {
 void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int col_group, bool short_title = false) {
     const Slice s = slice_of(t, app.batch_item, head);
     std::string title = t.name + "  " + shape_named(t);
-    if (s.prefix.size() == 1) title += "   item " + std::to_string(s.prefix[0]);
-    if (s.prefix.size() == 2) title += "   item " + std::to_string(s.prefix[0]) + ", head " + std::to_string(head);
-    if (short_title) title = "head " + std::to_string(head) + "  (" + s.row_dim + " x " + s.col_dim + ")";
+    if (s.prefix.size() == 1) title += trf(Str::ui_stage_title_item, s.prefix[0]);
+    if (s.prefix.size() == 2) title += trf(Str::ui_stage_title_item_head, s.prefix[0], head);
+    if (short_title) title = trf(Str::ui_stage_title_head, head, s.row_dim, s.col_dim);
     ImGui::PushStyleColor(ImGuiCol_Text, s.prefix.size() == 2 ? ImGui::ColorConvertU32ToFloat4(head_color(head))
                                                                 : ImGui::GetStyleColorVec4(ImGuiCol_Text));
     ImGui::TextUnformatted(title.c_str());
@@ -151,14 +151,14 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     // Selection row: batch item, head, all heads.
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     if (c.batch > 1) {
-        ImGui::SliderInt("item b", &app.batch_item, 0, c.batch - 1);
+        ImGui::SliderInt(ui_label(Str::ui_stage_item_slider, "item_b").c_str(), &app.batch_item, 0, c.batch - 1);
         ImGui::SameLine();
     }
     if (c.heads > 1) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-        ImGui::SliderInt("head", &app.head, 0, c.heads - 1);
+        ImGui::SliderInt(ui_label(Str::ui_stage_head_slider, "head").c_str(), &app.head, 0, c.heads - 1);
         ImGui::SameLine();
-        ImGui::Checkbox("all heads", &app.all_heads);
+        ImGui::Checkbox(ui_label(Str::ui_stage_all_heads, "all_heads").c_str(), &app.all_heads);
     }
     ImGui::NewLine();
     ImGui::Separator();
@@ -188,9 +188,8 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
         const int group = head_columns && c.heads > 1 ? c.d_k() : 0;
         if (per_head && (app.all_heads || names[i].every_head) && c.heads > 1) {
             // Small multiples: every head, in a row when few, else a grid.
-            ImGui::TextUnformatted((t->name + "  " + shape_named(*t) + "   item " + std::to_string(app.batch_item) +
-                                    ", every head")
-                                       .c_str());
+            ImGui::TextUnformatted(
+                (t->name + "  " + shape_named(*t) + trf(Str::ui_stage_title_every_head, app.batch_item)).c_str());
             const bool in_a_row = names[i].every_head && c.heads <= 8;
             const int per_row =
                 in_a_row ? c.heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(c.heads))));

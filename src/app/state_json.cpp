@@ -61,6 +61,13 @@ std::string lab_state_json(const LabApp& app) {
     w.key("gpu").begin_object().key("enabled").value(app.gpu.draw != nullptr);
     w.key("uploads").value(app.gpu_uploads).key("textures").value(app.gpu_textures).end_object();
     w.key("ui_scale").value(static_cast<double>(app.ui_scale));
+    w.key("lang").value(lang_code(app.lang));
+    static const char* const kFontLoad[] = {"none", "loading", "ready", "failed"};
+    const LabFonts& f = app.fonts;
+    w.key("fonts").begin_object().key("cjk").value(kFontLoad[static_cast<int>(f.cjk)]);
+    w.key("cjk_glyphs").value(f.cjk_glyphs).key("cjk_bytes").value(static_cast<long>(f.cjk_bytes));
+    w.key("cjk_error").value(f.cjk_error).key("cjk_load_ms").value(f.cjk_load_ms).end_object();
+    w.key("glyph_notes").values(app.glyph_notes);
     w.end_object();
     return w.str();
 }

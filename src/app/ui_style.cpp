@@ -3,6 +3,7 @@
 
 #include <imgui.h>
 
+#include "lab_font_CjkLabel.h"
 #include "lab_font_Sans.h"
 
 namespace lab {
@@ -13,10 +14,21 @@ namespace {
 const ImWchar kGlyphRanges[] = {0x0020, 0x007E, 0x00A0, 0x00FF, 0x0391, 0x03A9, 0x03B1, 0x03C9, 0x2013, 0x2014,
                                 0x2018, 0x201D, 0x2022, 0x2022, 0x2026, 0x2026, 0x2032, 0x2032, 0x2070, 0x209F,
                                 0x2190, 0x2193, 0x21D2, 0x21D2, 0x2200, 0x22FF, 0x2713, 0x2717, 0x1D3C, 0x1D3C,
-                                0x1D40, 0x1D4F, 0x1D57, 0x1D57, 0};
+                                0x1D40, 0x1D4F, 0x1D57, 0x1D57, 0xFFFD, 0xFFFD, 0};
+// CJK blocks the Chinese font may cover; ImGui keeps only the code points the
+// subset really maps, so these ranges can be generous.
+const ImWchar kCjkRanges[] = {0x2E80, 0x2FDF, 0x3000, 0x30FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF,
+                              0xF900, 0xFAFF, 0xFE30, 0xFE4F, 0xFF00, 0xFFEF, 0};
+const ImWchar kCjkLabelRanges[] = {0x4E2D, 0x4E2D, 0x6587, 0x6587, 0};
+
+bool is_cjk(unsigned int c) {
+    for (const ImWchar* r = kCjkRanges; r[0]; r += 2)
+        if (c >= r[0] && c <= r[1]) return true;
+    return false;
+}
 }  // namespace
 
-void build_ui_style(float scale) {
+int build_ui_style(float scale, CjkFontBytes cjk) {
     ImGuiStyle style;
     ImGui::StyleColorsDark(&style);
     style.WindowRounding = 0.0f;
@@ -42,9 +54,31 @@ void build_ui_style(float scale) {
     ImFontConfig cfg;
     cfg.FontDataOwnedByAtlas = false;  // the bytes are static, compiled in
     cfg.OversampleH = 2;
-    io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kFontSans), static_cast<int>(kFontSans_size),
-                                   15.0f * scale, &cfg, kGlyphRanges);
+    const float size = 15.0f * scale;
+    ImFont* font = io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kFontSans),
+                                                  static_cast<int>(kFontSans_size), size, &cfg, kGlyphRanges);
+    // Merged fonts fill in what DejaVu lacks (the first font to hold a glyph wins).
+    // Hanzi are square and dense: one sample per pixel is enough and keeps the
+    // atlas of ~4,000 glyphs small and quick to build. ImGui sizes a font by
+    // ascent + descent, which is 1.45 em for Noto CJK but 1.16 em for DejaVu:
+    // the CJK size is scaled up so a hanzi is about as tall as a capital plus.
+    const float cjk_size = size * 1.3f;
+    ImFontConfig merge;
+    merge.FontDataOwnedByAtlas = false;
+    merge.MergeMode = true;
+    merge.OversampleH = merge.OversampleV = 1;
+    merge.PixelSnapH = true;
+    if (cjk.data && cjk.size > 0)
+        io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(cjk.data), static_cast<int>(cjk.size), cjk_size, &merge,
+                                       kCjkRanges);
+    else
+        io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kFontCjkLabel), static_cast<int>(kFontCjkLabel_size),
+                                       cjk_size, &merge, kCjkLabelRanges);
     io.Fonts->Build();
+    int glyphs = 0;
+    if (cjk.data)
+        for (const ImFontGlyph& g : font->Glyphs) glyphs += is_cjk(g.Codepoint);
+    return glyphs;
 }
 
 }  // namespace lab

@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "i18n.h"
+
 namespace lab {
 
 std::vector<int> valid_heads(int d_model) {
@@ -42,65 +44,48 @@ std::string mib(double bytes) {
     return os.str();
 }
 
-void check_range(std::vector<ConfigError>& errors, const char* param, int value, int hi, const char* what) {
+void check_range(std::vector<ConfigError>& errors, const char* param, int value, int hi, Str what) {
     if (value < 1)
-        errors.push_back({param, std::string(param) + "=" + std::to_string(value) + " must be at least 1 (" + what + ")"});
+        errors.push_back({param, trf(Str::cfg_too_small, param, value, tr(what))});
     else if (value > hi)
-        errors.push_back({param, std::string(param) + "=" + std::to_string(value) + " is larger than the lab's limit of " +
-                                     std::to_string(hi) + " (" + what + ")"});
+        errors.push_back({param, trf(Str::cfg_too_large, param, value, hi, tr(what))});
 }
 
 }  // namespace
 
 std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& limits) {
     std::vector<ConfigError> errors;
-    check_range(errors, "d_model", c.d_model, limits.max_d_model, "model width, e.g. 512 in the paper");
-    check_range(errors, "heads", c.heads, limits.max_d_model, "number of heads h, e.g. 8 in the paper");
-    check_range(errors, "seq_len", c.seq_len, limits.max_len, "query length L_q");
-    if (c.kv_len != 0) check_range(errors, "kv_len", c.kv_len, limits.max_len, "key/value length L_kv; 0 means seq_len");
-    check_range(errors, "batch", c.batch, limits.max_batch, "batch size B");
+    check_range(errors, "d_model", c.d_model, limits.max_d_model, Str::cfg_what_d_model);
+    check_range(errors, "heads", c.heads, limits.max_d_model, Str::cfg_what_heads);
+    check_range(errors, "seq_len", c.seq_len, limits.max_len, Str::cfg_what_seq_len);
+    if (c.kv_len != 0) check_range(errors, "kv_len", c.kv_len, limits.max_len, Str::cfg_what_kv_len);
+    check_range(errors, "batch", c.batch, limits.max_batch, Str::cfg_what_batch);
     if (!errors.empty()) return errors;  // the checks below need sane sizes
 
-    if (c.d_model % c.heads != 0) {
-        errors.push_back({"heads", "d_model=" + std::to_string(c.d_model) + " is not divisible by heads=" +
-                                       std::to_string(c.heads) + " (valid heads: " + join(valid_heads(c.d_model)) + ")"});
-    }
-    if (!c.cross && c.kv_len != 0 && c.kv_len != c.seq_len) {
-        errors.push_back({"kv_len", "kv_len=" + std::to_string(c.kv_len) + " differs from seq_len=" +
-                                        std::to_string(c.seq_len) +
-                                        " but self-attention reads keys from the same sequence; turn on cross-attention "
-                                        "or set kv_len=0"});
-    }
+    if (c.d_model % c.heads != 0)
+        errors.push_back({"heads", trf(Str::cfg_heads_not_divisor, c.d_model, c.heads, join(valid_heads(c.d_model)))});
+    if (!c.cross && c.kv_len != 0 && c.kv_len != c.seq_len)
+        errors.push_back({"kv_len", trf(Str::cfg_kv_len_self, c.kv_len, c.seq_len)});
     if (c.mask == MaskKind::Padding) {
         if (static_cast<int>(c.padding_lengths.size()) != c.batch) {
-            errors.push_back({"padding_lengths", "padding mask needs one valid length per batch item: got " +
-                                                     std::to_string(c.padding_lengths.size()) + " for batch=" +
-                                                     std::to_string(c.batch) + " (e.g. padding:" +
-                                                     std::to_string(c.L_kv()) + "," +
-                                                     std::to_string(c.L_kv() > 1 ? c.L_kv() - 1 : 1) + ")"});
+            errors.push_back({"padding_lengths", trf(Str::cfg_padding_count, c.padding_lengths.size(), c.batch, c.L_kv(),
+                                                     c.L_kv() > 1 ? c.L_kv() - 1 : 1)});
         } else {
             for (size_t b = 0; b < c.padding_lengths.size(); ++b) {
                 const int len = c.padding_lengths[b];
                 if (len < 0 || len > c.L_kv())
-                    errors.push_back({"padding_lengths", "padding length " + std::to_string(len) + " for batch item " +
-                                                             std::to_string(b) + " must be between 0 and L_kv=" +
-                                                             std::to_string(c.L_kv())});
+                    errors.push_back({"padding_lengths", trf(Str::cfg_padding_range, len, b, c.L_kv())});
             }
         }
     }
     if (c.mask == MaskKind::Custom) {
         const size_t want = static_cast<size_t>(c.L_q()) * static_cast<size_t>(c.L_kv());
         if (c.custom_keep.size() != want)
-            errors.push_back({"custom_mask", "custom mask has " + std::to_string(c.custom_keep.size()) +
-                                                 " cells but L_q×L_kv = " + std::to_string(c.L_q()) + "×" +
-                                                 std::to_string(c.L_kv()) + " = " + std::to_string(want)});
+            errors.push_back({"custom_mask", trf(Str::cfg_custom_cells, c.custom_keep.size(), c.L_q(), c.L_kv(), want)});
     }
     const double bytes = estimate_trace_bytes(c);
-    if (bytes > limits.max_trace_bytes) {
-        errors.push_back({"seq_len", "this configuration needs about " + mib(bytes) + " for its trace, above the cap of " +
-                                         mib(limits.max_trace_bytes) +
-                                         "; reduce seq_len, kv_len, batch or heads (scores grow as B·h·L_q·L_kv)"});
-    }
+    if (bytes > limits.max_trace_bytes)
+        errors.push_back({"seq_len", trf(Str::cfg_trace_too_big, mib(bytes), mib(limits.max_trace_bytes))});
     return errors;
 }
 

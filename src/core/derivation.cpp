@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "config.h"
+#include "i18n.h"
 
 namespace lab {
 
@@ -59,8 +60,7 @@ std::string dot_terms(const float* a, const float* b, int n) {
     for (int x = 0; x < 3; ++x)
         s += (x ? " + " : "") + format_value(a[order[x]]) + "\xc2\xb7" + format_value(b[order[x]]) + " [d" +
              std::to_string(order[x]) + "]";
-    return s + " + ... (" + std::to_string(n) + " terms: positive sum " + format_value(pos) + ", negative sum " +
-           format_value(neg) + ")";
+    return s + trf(Str::chk_der_terms_summary, n, format_value(pos), format_value(neg));
 }
 
 }  // namespace
@@ -88,16 +88,13 @@ std::string derive_cell(const Trace& tr, const std::string& name, const std::vec
         if (name == "scaled")
             return c.scale ? "scaled" + cell + " = " + format_value(score) + " / sqrt(" + std::to_string(dk) +
                                  ") = " + format_value(score) + " / " + format_value(std::sqrt(float(dk))) + " = " + v
-                           : "scaling is off: scaled" + cell + " = score = " + v;
+                           : trf(Str::chk_der_scaled_off, cell, v);
         if (name == "masked") {
-            if (kept) return "masked" + cell + " = " + v + ": mask = 1 here, the scaled score passes unchanged";
-            std::string why = c.mask == MaskKind::Causal ? "causal mask: key " + std::to_string(j) + " comes after query " +
-                                                               std::to_string(i) + ", so it is in the future"
-                            : c.mask == MaskKind::Padding ? "padding mask: key " + std::to_string(j) +
-                                                                " is padding (valid length " +
-                                                                std::to_string(c.padding_lengths[b]) + ")"
-                                                          : "custom mask: this cell is 0";
-            return "masked" + cell + " = " + v + " (was " + format_value(scaled) + "); " + why;
+            if (kept) return trf(Str::chk_der_masked_kept, cell, v);
+            const std::string why = c.mask == MaskKind::Causal    ? trf(Str::chk_der_why_causal, j, i)
+                                    : c.mask == MaskKind::Padding ? trf(Str::chk_der_why_padding, j, c.padding_lengths[b])
+                                                                  : std::string(lab::tr(Str::chk_der_why_custom));
+            return trf(Str::chk_der_masked, cell, v, format_value(scaled), why);
         }
         // weights
         const Tensor& m = *tr.find("masked");
@@ -107,23 +104,21 @@ std::string derive_cell(const Trace& tr, const std::string& name, const std::vec
         float row_sum = 0;
         for (int jj = 0; jj < c.L_kv(); ++jj) row_sum += t->at({b, h, i, jj});
         const float s = m.at({b, h, i, j});
-        if (std::isinf(mx)) return "weight" + cell + " = NaN: every key of this row is masked with -inf, so max = -inf and "
-                                   "exp(-inf - (-inf)) = exp(NaN)";
+        if (std::isinf(mx)) return trf(Str::chk_der_weight_nan, cell);
         return "weight" + cell + " = exp(s - max) / \xce\xa3 = exp(" + format_value(s) + " - " + format_value(mx) +
-               ") / " + format_value(sum) + " = " + v + "   (row sum " + format_value(row_sum) + ")";
+               ") / " + format_value(sum) + " = " + v + trf(Str::chk_der_row_sum, format_value(row_sum));
     }
     if (name == "concat") {
         const int col = index[2], head = col / dk, within = col % dk;
         return "concat[b=" + std::to_string(index[0]) + ", i=" + std::to_string(index[1]) + ", col=" + std::to_string(col) +
                "] = context[b, head=" + std::to_string(head) + ", i, " + std::to_string(within) + "] = " + v +
-               "  (column " + std::to_string(col) + " = head " + std::to_string(head) + " \xc2\xb7 d_v + " +
-               std::to_string(within) + ")";
+               trf(Str::chk_der_concat_column, col, head, within);
     }
     if (name == "q_heads" || name == "k_heads" || name == "v_heads") {
         const int head = index[1], j = index[3];
         return name + "[b, head=" + std::to_string(head) + ", i=" + std::to_string(index[2]) + ", " + std::to_string(j) +
-               "] = " + name.substr(0, 1) + "[b, i, " + std::to_string(head * dk + j) + "] = " + v + "  (column " +
-               std::to_string(head) + "\xc2\xb7" + std::to_string(dk) + " + " + std::to_string(j) + ")";
+               "] = " + name.substr(0, 1) + "[b, i, " + std::to_string(head * dk + j) + "] = " + v +
+               trf(Str::chk_der_head_column, head, dk, j);
     }
     if (name == "context") {
         return "context[b, head=" + std::to_string(index[1]) + ", i=" + std::to_string(index[2]) + ", " +
@@ -140,7 +135,7 @@ std::string derive_cell(const Trace& tr, const std::string& name, const std::vec
         for (int head = 0; head < c.heads && head < 16; ++head) {
             float part = 0;
             for (int r = head * dk; r < (head + 1) * dk; ++r) part += cat.at({b, i, r}) * wo.at({r, col});
-            s += " + " + format_value(part) + " [head " + std::to_string(head) + "]";
+            s += trf(Str::chk_der_head_part, format_value(part), head);
         }
         if (c.heads > 16) s += " + ...";
         return s + " = " + v;
@@ -148,13 +143,13 @@ std::string derive_cell(const Trace& tr, const std::string& name, const std::vec
     if (name == "q" || name == "k" || name == "v") {
         return name + "[b=" + std::to_string(index[0]) + ", i=" + std::to_string(index[1]) + ", " + std::to_string(index[2]) +
                "] = x_i \xc2\xb7 W^" + (name == "q" ? "Q" : name == "k" ? "K" : "V") + "[:, " + std::to_string(index[2]) +
-               "] + b = " + v + "  (belongs to head " + std::to_string(index[2] / dk) + ")";
+               "] + b = " + v + trf(Str::chk_der_belongs_to_head, index[2] / dk);
     }
     if (name == "query_in" || name == "key_value_in") {
         const Tensor* pe = tr.find("pe");
         const Tensor& raw = *tr.find(name == "query_in" ? "x" : "memory");
         const float x = raw.data[flat(raw, index)];
-        if (!pe) return name + " = x = " + v + " (positional encoding off)";
+        if (!pe) return trf(Str::chk_der_pe_off, name, v);
         const int pos = index[1], col = index[2];
         return name + "[b, pos=" + std::to_string(pos) + ", " + std::to_string(col) + "] = x + PE = " + format_value(x) +
                " + " + format_value(pe->at({pos, col})) + " = " + v + "   (PE = " + (col % 2 ? "cos" : "sin") + "(" +

@@ -13,6 +13,7 @@
 
 #include "attention.h"
 #include "experiments.h"
+#include "i18n.h"
 
 namespace lab {
 
@@ -22,6 +23,8 @@ namespace {
 
 constexpr int kHardCodedDk = 128;  // as copied from a d_model = 1024, h = 8 model
 
+// For PyTorch's error messages (English, as PyTorch prints them); the learner's texts
+// go through trf (core/i18n.h).
 std::string fmt(const char* f, ...) {
     char buf[512];
     va_list args;
@@ -101,7 +104,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
     MistakeResult r;
     r.mistake = m;
     r.correct = run_trace(c, in, wts);
-    const Trace& tr = r.correct;
+    const Trace& tr = r.correct;  // shadows lab::tr(Str): texts below call lab::tr explicitly
     const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv(), dk = c.d_k(), dv = c.d_v(), d = c.d_model;
     const long score_block = static_cast<long>(Lq) * Lkv;
     const int rows_total = B * h * Lq;
@@ -134,7 +137,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
     switch (m) {
         case Mistake::SoftmaxWrongAxis: {
             r.key = "softmax_wrong_axis";
-            r.title = "Softmax over the queries (dim=-2)";
+            r.title = lab::tr(Str::exp_mistake_softmax_wrong_axis_title);
             r.buggy_line = "weights = scores.softmax(dim=-2)";
             r.correct_line = "weights = scores.softmax(dim=-1)   # over the keys";
             bug_weights = T("masked").data;
@@ -145,7 +148,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
         }
         case Mistake::SoftmaxOverHeads: {
             r.key = "softmax_over_heads";
-            r.title = "Softmax over the heads (dim=1)";
+            r.title = lab::tr(Str::exp_mistake_softmax_over_heads_title);
             r.buggy_line = "weights = F.softmax(scores, dim=1)   # scores: (B, h, L_q, L_kv), dim 1 is h";
             r.correct_line = "weights = F.softmax(scores, dim=-1)";
             bug_weights = T("masked").data;
@@ -156,7 +159,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
         }
         case Mistake::NoScaling: {
             r.key = "no_scaling";
-            r.title = "Forgetting / sqrt(d_k)";
+            r.title = lab::tr(Str::exp_mistake_no_scaling_title);
             r.buggy_line = "scores = q @ k.transpose(-2, -1)";
             r.correct_line = "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)";
             AttentionConfig cb = c;
@@ -168,7 +171,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
         }
         case Mistake::InvertedMask: {
             r.key = "inverted_mask";
-            r.title = "Inverted mask (mask == 1)";
+            r.title = lab::tr(Str::exp_mistake_inverted_mask_title);
             r.buggy_line = "scores = scores.masked_fill(mask == 1, " + fill + ")";
             r.correct_line = "scores = scores.masked_fill(mask == 0, " + fill + ")   # mask: 1 keep, 0 hide";
             // Filling where the causal mask is 1 keeps exactly the cells it hides: j > i.
@@ -183,7 +186,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
         }
         case Mistake::MaskAfterSoftmax: {
             r.key = "mask_after_softmax";
-            r.title = "Masking after the softmax";
+            r.title = lab::tr(Str::exp_mistake_mask_after_softmax_title);
             r.buggy_line = "weights = scores.softmax(dim=-1).masked_fill(mask == 0, 0)";
             r.correct_line = "weights = scores.masked_fill(mask == 0, " + fill + ").softmax(dim=-1)";
             AttentionConfig cb = c;
@@ -199,7 +202,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
         }
         case Mistake::WrongSplitView: {
             r.key = "wrong_split_view";
-            r.title = "Splitting heads with view(B, h, L, d_k)";
+            r.title = lab::tr(Str::exp_mistake_wrong_split_view_title);
             r.buggy_line = "q = q.view(B, h, L, d_k)   # same for k, v";
             r.correct_line = "q = q.view(B, L, h, d_k).transpose(1, 2)";
             // (B, L, d_model) memory read as (B, h, L, d_k): the same flat data, no reordering.
@@ -208,7 +211,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
         }
         case Mistake::ConcatWithoutTranspose: {
             r.key = "concat_without_transpose";
-            r.title = "Concatenating heads without transpose";
+            r.title = lab::tr(Str::exp_mistake_concat_without_transpose_title);
             r.buggy_line = "x = context.view(B, L, h * d_v)   # context: (B, h, L, d_v)";
             r.correct_line = "x = context.transpose(1, 2).contiguous().view(B, L, h * d_v)";
             bug_weights = T("weights").data;
@@ -219,7 +222,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
         }
         case Mistake::HardCodedDk: {
             r.key = "hard_coded_dk";
-            r.title = "Hard-coded d_k = 128";
+            r.title = lab::tr(Str::exp_mistake_hard_coded_dk_title);
             r.buggy_line = "q = q.view(B, L, h, 128).transpose(1, 2)   # d_k = 128 copied from another model";
             r.correct_line = "q = q.view(B, L, h, d_model // h).transpose(1, 2)";
             if (dk != kHardCodedDk) {
@@ -229,9 +232,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
                 const long need = static_cast<long>(B) * Lq * h * kHardCodedDk;
                 r.error = fmt("RuntimeError: shape '[%d, %d, %d, %d]' is invalid for input of size %ld", B, Lq, h,
                               kHardCodedDk, have);
-                r.symptom = fmt("view needs B*L*h*128 = %ld elements but q has B*L*d_model = %ld (d_model / h = %d, "
-                                "not 128): PyTorch raises before any attention is computed.",
-                                need, have, dk);
+                r.symptom = trf(Str::exp_mistake_hard_coded_dk_raises, need, have, dk);
             } else {
                 bug_weights = T("weights").data;
                 bug_output = T("output").data;
@@ -240,7 +241,7 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
         }
         case Mistake::KInsteadOfKT: {
             r.key = "k_instead_of_kt";
-            r.title = "q @ k instead of q @ k.transpose(-2, -1)";
+            r.title = lab::tr(Str::exp_mistake_k_instead_of_kt_title);
             r.buggy_line = "scores = q @ k / math.sqrt(d_k)";
             r.correct_line = "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)";
             if (Lkv != dk) {
@@ -250,9 +251,8 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
                 r.error = fmt("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [%d, %d] "
                               "but got: [%d, %d].",
                               B * h, dk, B * h, Lkv);
-                r.symptom = fmt("q is (B, h, L_q, d_k) = (%d, %d, %d, %d) and k is (B, h, L_kv, d_k) = (%d, %d, %d, %d): "
-                                "for q @ k the inner sizes d_k = %d and L_kv = %d must match, so matmul raises.",
-                                B, h, Lq, dk, B, h, Lkv, dk, dk, Lkv);
+                r.symptom =
+                    trf(Str::exp_mistake_k_instead_of_kt_raises, B, h, Lq, dk, B, h, Lkv, dk, dk, Lkv);
             } else {
                 // L_kv == d_k: q @ k = q @ (kᵀ)ᵀ, so the core's q·kᵀ gets each k slice transposed.
                 const std::vector<float>& k = T("k_heads").data;
@@ -284,59 +284,44 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
 
     const long n_out = static_cast<long>(bug_output.size());
     const std::string nan_note =
-        r.nan_weights > 0 || r.nan_outputs > 0 ? fmt(" %ld of %ld weights and %ld of %ld outputs are NaN.", r.nan_weights,
-                                static_cast<long>(bug_weights.size()), r.nan_outputs, n_out)
-                          : std::string();
+        r.nan_weights > 0 || r.nan_outputs > 0
+            ? trf(Str::exp_mistake_nan_note, r.nan_weights, static_cast<long>(bug_weights.size()), r.nan_outputs, n_out)
+            : std::string();
     if (bs.rows == 0) {
         // Every row holds a NaN (e.g. a key masked for every query, normalised on its own).
-        r.symptom = fmt("Every row of the weights contains NaN: the softmax ran over cells that are all %s, and "
-                        "exp(-inf - (-inf)) is NaN.",
-                        fill.c_str()) +
-                    nan_note;
+        r.symptom = trf(Str::exp_mistake_all_rows_nan, fill) + nan_note;
         return r;
     }
     switch (m) {
         case Mistake::SoftmaxWrongAxis:
-            r.symptom = fmt("Each key's column now sums to 1 instead of each query's row: row sums range from %.3f to "
-                            "%.3f (max |sum - 1| = %.3f), and the output differs by %.1f%%.",
-                            bs.min_sum, bs.max_sum, r.max_row_sum_error, pct(r.output_diff)) +
+            r.symptom = trf(Str::exp_mistake_softmax_wrong_axis_symptom, bs.min_sum, bs.max_sum, r.max_row_sum_error,
+                            pct(r.output_diff)) +
                         nan_note;
             break;
         case Mistake::SoftmaxOverHeads:
             if (h == 1)
-                r.symptom = fmt("With h = 1 the softmax runs over a single value: every kept cell becomes 1 and rows "
-                                "sum to their number of kept keys (max |sum - 1| = %.3f).",
-                                r.max_row_sum_error) +
-                            nan_note;
+                r.symptom = trf(Str::exp_mistake_softmax_over_heads_h1, r.max_row_sum_error) + nan_note;
             else
-                r.symptom = fmt("Each (query, key) cell is normalised across the %d heads instead of across the keys: "
-                                "finite rows sum to %.3f..%.3f (max |sum - 1| = %.3f), and a future key masked in every "
-                                "head gets %s.",
-                                h, bs.min_sum, bs.max_sum, r.max_row_sum_error,
-                                c.mask_fill == MaskFill::NegInf ? "NaN (softmax of h times -inf)" : "weight 1/h") +
+                r.symptom = trf(Str::exp_mistake_softmax_over_heads_symptom, h, bs.min_sum, bs.max_sum,
+                                r.max_row_sum_error,
+                                lab::tr(c.mask_fill == MaskFill::NegInf ? Str::exp_mistake_over_heads_nan
+                                                                        : Str::exp_mistake_over_heads_uniform)) +
                             nan_note;
             break;
         case Mistake::NoScaling:
-            r.symptom = fmt("Scores keep variance ~d_k = %d instead of 1: the mean largest weight of a row rises from "
-                            "%.3f to %.3f and the output differs by %.1f%%. The damage grows with d_k (see the scaling "
-                            "experiment).",
-                            dk, r.correct_mean_max_weight, r.mean_max_weight, pct(r.output_diff));
+            r.symptom = trf(Str::exp_mistake_no_scaling_symptom, dk, r.correct_mean_max_weight, r.mean_max_weight,
+                            pct(r.output_diff));
             break;
         case Mistake::InvertedMask:
-            r.symptom = fmt("Every query sees only the future: on average %.0f%% of a row's weight sits on j > i (0%% "
-                            "with the correct mask), and the output differs by %.1f%%.",
-                            pct(r.future_weight), pct(r.output_diff)) +
-                        (Lkv <= Lq ? (c.mask_fill == MaskFill::NegInf
-                                          ? " The last query has no future key, so its row is fully masked and NaN."
-                                          : " The last query has no future key, so its row is fully masked and uniform.")
-                                   : std::string()) +
+            r.symptom = trf(Str::exp_mistake_inverted_mask_symptom, pct(r.future_weight), pct(r.output_diff)) +
+                        (Lkv <= Lq ? lab::tr(c.mask_fill == MaskFill::NegInf ? Str::exp_mistake_inverted_mask_last_nan
+                                                                             : Str::exp_mistake_inverted_mask_last_uniform)
+                                   : "") +
                         nan_note;
             break;
         case Mistake::MaskAfterSoftmax:
-            r.symptom = fmt("The future is zeroed only after normalising: the softmax had put %.1f%% of a row's weight "
-                            "on j > i, so rows now sum to as little as %.3f (max |sum - 1| = %.3f) and the output "
-                            "differs by %.1f%%.",
-                            pct(r.pre_mask_future_weight), bs.min_sum, r.max_row_sum_error, pct(r.output_diff));
+            r.symptom = trf(Str::exp_mistake_mask_after_softmax_symptom, pct(r.pre_mask_future_weight), bs.min_sum,
+                            r.max_row_sum_error, pct(r.output_diff));
             break;
         case Mistake::WrongSplitView: {
             // Row l of "head" a holds the flat block a·L_q + l of d_k values: position (a·L_q + l) / h,
@@ -348,42 +333,32 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base) {
                     const int block = a * Lq + l, pos = block / h, col_head = block % h;
                     if (pos == l && col_head == a) continue;
                     if (misplaced++ == 0)
-                        example = fmt("'head' %d, row %d holds position %d's columns [%d, %d)", a, l, pos, col_head * dk,
-                                      (col_head + 1) * dk);
+                        example = trf(Str::exp_mistake_split_example, a, l, pos, col_head * dk, (col_head + 1) * dk);
                 }
-            r.symptom = misplaced == 0
-                            ? fmt("With h = 1 the two views coincide: nothing changes (output differs by %.2g%%).",
-                                  pct(r.output_diff))
-                            : fmt("Nothing raises, but the heads are cut across positions: %s; %ld of %d (head, row) "
-                                  "slices hold the wrong features, and the output differs by %.1f%%.",
-                                  example.c_str(), misplaced, h * Lq, pct(r.output_diff)) +
-                                  nan_note;
+            r.symptom = misplaced == 0 ? trf(Str::exp_mistake_views_coincide, pct(r.output_diff))
+                                       : trf(Str::exp_mistake_wrong_split_view_symptom, example, misplaced, h * Lq,
+                                             pct(r.output_diff)) +
+                                             nan_note;
             break;
         }
         case Mistake::ConcatWithoutTranspose: {
             // Output row 0 of item b reads the first h blocks of d_v values of the (B, h, L, d_v)
             // context: block k is head k / L_q, position k % L_q.
             std::string sources;
-            for (int k = 0; k < h && k < 4; ++k) sources += fmt("%s(head %d, position %d)", k ? ", " : "", k / Lq, k % Lq);
-            if (h > 4) sources += ", ...";
-            r.symptom = h == 1 ? fmt("With h = 1 the two views coincide: nothing changes (output differs by %.2g%%).",
-                                     pct(r.output_diff))
-                               : fmt("Nothing raises, but position 0 of the concat is built from %s instead of every "
-                                     "head at position 0; the output differs by %.1f%%.",
-                                     sources.c_str(), pct(r.output_diff)) +
+            for (int k = 0; k < h && k < 4; ++k)
+                sources += trf(k ? Str::exp_mistake_concat_source_next : Str::exp_mistake_concat_source_first, k / Lq,
+                               k % Lq);
+            if (h > 4) sources += lab::tr(Str::exp_mistake_concat_source_more);
+            r.symptom = h == 1 ? trf(Str::exp_mistake_views_coincide, pct(r.output_diff))
+                               : trf(Str::exp_mistake_concat_without_transpose_symptom, sources, pct(r.output_diff)) +
                                      nan_note;
             break;
         }
         case Mistake::HardCodedDk:
-            r.symptom = "d_model / h happens to be 128 here, so the hard-coded value is right for this configuration "
-                        "only: any other d_model or h raises at the view.";
+            r.symptom = lab::tr(Str::exp_mistake_hard_coded_dk_symptom);
             break;
         case Mistake::KInsteadOfKT:
-            r.symptom = fmt("L_kv = d_k = %d, so q @ k is a legal (L_q x %d)(%d x %d) product and nothing raises, but "
-                            "score (i, j) is now sum_m q_im k_mj, mixing key positions and features: the output "
-                            "differs by %.1f%%.",
-                            dk, dk, dk, dk, pct(r.output_diff)) +
-                        nan_note;
+            r.symptom = trf(Str::exp_mistake_k_instead_of_kt_symptom, dk, dk, dk, dk, pct(r.output_diff)) + nan_note;
             break;
     }
     return r;

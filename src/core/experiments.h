@@ -1,7 +1,10 @@
 // experiments.h — Attention Lab core: the paper's claims as experiments whose
 // numbers the lab plots (src/app/experiments_view.cpp) and the tests check.
 // Every function is deterministic from its seed (or the base config's seed); nothing
-// here draws on screen. Each concept lives in its own src/core/experiment_*.cpp.
+// here draws on screen. Texts a learner reads (labels, descriptions, titles, symptoms,
+// the "why" paragraphs) are built in the current language (core/i18n.h) when the
+// experiment runs: rerun it after a language switch. Ids (MaskCase::name,
+// AttentionKind::name, MistakeResult::key), PyTorch lines and errors never change. Each concept lives in its own src/core/experiment_*.cpp.
 #pragma once
 #include <string>
 #include <vector>
@@ -54,8 +57,10 @@ std::vector<HeadsPoint> heads_experiment(const AttentionConfig& base, const std:
 
 // 3. Masks -------------------------------------------------------------------------
 struct MaskCase {
-    std::string name;            // "none", "causal", "padding", "custom", "inverted causal"
-    std::string description;     // how the keep mask is built, e.g. "keep j <= i"
+    std::string name;            // id, the same in every language: "none", "causal", "padding", "custom",
+                                 // "inverted causal" (state().experiment, tests)
+    std::string label;           // what the learner reads, in the current language: "none", "无掩码", ...
+    std::string description;     // how the keep mask is built, e.g. "keep j <= i" (current language)
     Trace trace;
     long future_nonzero = 0;     // weights above the diagonal (j > i) that are not exactly 0 (NaN counts)
     long fully_masked_rows = 0;
@@ -64,8 +69,8 @@ struct MaskCase {
 struct MaskComparison {
     std::vector<MaskCase> cases;             // same input, same weights
     MaskCase fully_masked_inf, fully_masked_1e9;  // a padding length of 0 with each fill
-    std::string fully_masked_why;            // one paragraph: NaN vs uniform, and why
-    std::string inverted_why;                // what filling where mask == 1 does
+    std::string fully_masked_why;            // one paragraph: NaN vs uniform, and why (current language)
+    std::string inverted_why;                // what filling where mask == 1 does (current language)
 };
 // Every case uses the base's sizes, seed, fill and switches with its own mask:
 // padding lengths L_kv, L_kv-2, L_kv-4, ... (at least 1); custom = band |i - j| <= 1;
@@ -101,17 +106,17 @@ enum class Mistake {
 struct MistakeResult {
     Mistake mistake = Mistake::SoftmaxWrongAxis;
     std::string key;             // stable: "softmax_wrong_axis"
-    std::string title;
+    std::string title;           // current language
     std::string buggy_line, correct_line;  // PyTorch
     bool runs = true;            // false: PyTorch would raise
-    std::string error;           // the RuntimeError PyTorch raises, with the actual numbers
+    std::string error;           // the RuntimeError PyTorch raises, with the actual numbers (English, as PyTorch prints it)
     std::string stops_at;        // stage key where the run stops (when !runs)
     // Symptoms measured against the correct run (when runs):
     double max_row_sum_error = 0;   // max |row sum - 1| of the weights (rows without NaN)
     double future_weight = 0;       // mean over rows of Σ_{j>i} w_ij: 0 under the correct causal mask
     double output_diff = 0;         // ||output - correct output|| / ||correct output|| (entries finite in both;
                                     // NaN when no entry is)
-    std::string symptom;            // one sentence with the numbers
+    std::string symptom;            // one sentence with the numbers (current language)
     // More symptoms (when runs):
     long nan_weights = 0, nan_outputs = 0;  // NaN values in the buggy weights / output
     double pre_mask_future_weight = 0;      // MaskAfterSoftmax: weight on j > i before it is zeroed
@@ -130,7 +135,9 @@ MistakeResult run_mistake(Mistake m, const AttentionConfig& base);
 
 // 6. Encoder vs decoder ------------------------------------------------------------
 struct AttentionKind {
-    std::string name;     // "encoder self-attention", "decoder masked self-attention", "encoder-decoder attention"
+    std::string name;     // id, the same in every language: "encoder self-attention",
+                          // "decoder masked self-attention", "encoder-decoder attention"
+    std::string label;    // what the learner reads, in the current language ("编码器自注意力", ...)
     Trace trace;
 };
 // Same d_model, heads, batch, seed, fill and switches; the base's mask and lengths are replaced:

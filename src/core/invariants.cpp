@@ -5,26 +5,14 @@
 #include "invariants.h"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 
+#include "i18n.h"
 #include "trace.h"
 
 namespace lab {
 
 namespace {
-
-std::string fmt(const char* f, double a) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, f, a);
-    return buf;
-}
-
-std::string fmt2(const char* f, double a, double b) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, f, a, b);
-    return buf;
-}
 
 long count_nonfinite(const Tensor& t) {
     long n = 0;
@@ -44,10 +32,10 @@ double stddev(const Tensor& t) {
 
 InvariantCheck finite_check(const Tensor& t, long allowed_nonfinite, const char* why_allowed) {
     const long bad = count_nonfinite(t);
-    InvariantCheck c{"finite", "all values of " + t.name + " are finite", bad <= allowed_nonfinite, ""};
-    if (bad == 0) c.detail = std::to_string(t.size()) + " values, none NaN or inf";
-    else if (bad <= allowed_nonfinite) c.detail = std::to_string(bad) + " NaN values, all " + why_allowed;
-    else c.detail = std::to_string(bad) + " of " + std::to_string(t.size()) + " values are NaN or inf";
+    InvariantCheck c{"finite", trf(Str::chk_finite_label, t.name), bad <= allowed_nonfinite, ""};
+    if (bad == 0) c.detail = trf(Str::chk_finite_none, t.size());
+    else if (bad <= allowed_nonfinite) c.detail = trf(Str::chk_finite_allowed, bad, why_allowed);
+    else c.detail = trf(Str::chk_finite_bad, bad, t.size());
     return c;
 }
 
@@ -106,8 +94,8 @@ void check_invariants(Trace& tr) {
     if (const Tensor* pe = tr.find("pe")) {
         float lo = 0, hi = 0;
         for (float v : pe->data) lo = std::fmin(lo, v), hi = std::fmax(hi, v);
-        checks(StageId::Input).push_back({"pe_range", "positional encoding lies in [-1, 1]", lo >= -1 && hi <= 1,
-                                          fmt2("min %.4f, max %.4f", lo, hi)});
+        checks(StageId::Input).push_back({"pe_range", lab::tr(Str::chk_pe_range_label), lo >= -1 && hi <= 1,
+                                          trf(Str::chk_min_max_4f, double(lo), double(hi))});
     }
     // 2. projections
     for (const char* name : {"q", "k", "v"}) checks(StageId::Project).push_back(finite_check(*tr.find(name), 0, ""));
@@ -118,9 +106,8 @@ void check_invariants(Trace& tr) {
     const bool split_ok = heads_match_columns(*tr.find("q_heads"), *tr.find("q")) &&
                           heads_match_columns(*tr.find("k_heads"), *tr.find("k")) &&
                           heads_match_columns(*tr.find("v_heads"), *tr.find("v"));
-    checks(StageId::SplitHeads).push_back({"head_columns", "head i holds columns [i\xc2\xb7" "d_k, (i+1)\xc2\xb7" "d_k) of Q, K, V",
-                                           split_ok, split_ok ? "every value copied, none moved across heads"
-                                                              : "some head slice differs from its column block"});
+    checks(StageId::SplitHeads).push_back({"head_columns", lab::tr(Str::chk_head_columns_label), split_ok,
+                                           lab::tr(split_ok ? Str::chk_split_ok : Str::chk_split_bad)});
     // 4. scores
     checks(StageId::Scores).push_back(finite_check(scores, 0, ""));
     // 5. scale
@@ -129,10 +116,10 @@ void check_invariants(Trace& tr) {
         double err = 0;
         for (size_t i = 0; i < scores.size(); ++i) err = std::fmax(err, std::fabs(scores.data[i] / div - scaled.data[i]));
         checks(StageId::Scale).push_back({"scaled_is_scores_over_sqrt_dk",
-                                          c.scale ? "scaled = scores / sqrt(d_k)" : "scaling is off: scaled = scores",
-                                          err <= 1e-5 * (1 + stddev(scores)), fmt("max error %.2g", err)});
-        checks(StageId::Scale).push_back({"spread", "spread of the scores", true,
-                                          fmt2("std before %.3f, after %.3f", stddev(scores), stddev(scaled))});
+                                          c.scale ? "scaled = scores / sqrt(d_k)" : lab::tr(Str::chk_scaling_off_label),
+                                          err <= 1e-5 * (1 + stddev(scores)), trf(Str::chk_max_error, err)});
+        checks(StageId::Scale).push_back({"spread", lab::tr(Str::chk_spread_label), true,
+                                          trf(Str::chk_spread_detail, stddev(scores), stddev(scaled))});
     }
     // 6. mask
     {
@@ -150,16 +137,13 @@ void check_invariants(Trace& tr) {
                         wrong += kept ? (m[j] != sc[j]) : (m[j] != fill);
                     }
                 }
-        checks(StageId::Mask).push_back({"fill_applied", std::string("masked cells hold ") + mask_fill_name(c.mask_fill) +
-                                                             ", kept cells are unchanged",
-                                         wrong == 0,
-                                         std::to_string(n_masked) + " masked cells, " + std::to_string(wrong) + " wrong"});
-        checks(StageId::Mask).push_back(
-            {"no_fully_masked_rows", "every query row keeps at least one key", fully_masked == 0,
-             fully_masked == 0 ? "no row is fully masked"
-                               : std::to_string(fully_masked) + " (batch, head, query) rows mask every key: their weights become " +
-                                     (c.mask_fill == MaskFill::NegInf ? "NaN (softmax of all -inf, as in PyTorch)"
-                                                                      : "uniform 1/L_kv (every score is -1e9)")});
+        checks(StageId::Mask).push_back({"fill_applied", trf(Str::chk_fill_applied_label, mask_fill_name(c.mask_fill)),
+                                         wrong == 0, trf(Str::chk_fill_detail, n_masked, wrong)});
+        const Str fully_masked_text =
+            c.mask_fill == MaskFill::NegInf ? Str::chk_fully_masked_nan : Str::chk_fully_masked_uniform;
+        checks(StageId::Mask).push_back({"no_fully_masked_rows", lab::tr(Str::chk_row_keeps_key_label), fully_masked == 0,
+                                         fully_masked == 0 ? std::string(lab::tr(Str::chk_no_fully_masked))
+                                                           : trf(fully_masked_text, fully_masked)});
     }
     // 7. softmax
     {
@@ -183,25 +167,25 @@ void check_invariants(Trace& tr) {
                     worst = std::fmax(worst, std::fabs(sum - 1.0));
                     ++rows;
                 }
-        std::string rows_detail = fmt("max |sum - 1| = %.2g over ", worst) + std::to_string(rows) + " rows";
-        if (fully_masked) rows_detail += " (" + std::to_string(fully_masked) + " fully-masked rows left out)";
-        checks(StageId::Softmax).push_back({"rows_sum_to_1", "rows of the weights sum to 1", worst <= 1e-5, rows_detail});
+        std::string rows_detail = trf(Str::chk_rows_sum_detail, worst, rows);
+        if (fully_masked) rows_detail += trf(Str::chk_rows_left_out, fully_masked);
+        checks(StageId::Softmax).push_back({"rows_sum_to_1", lab::tr(Str::chk_rows_sum_label), worst <= 1e-5, rows_detail});
         const bool causal = c.mask == MaskKind::Causal;
         checks(StageId::Softmax).push_back({causal ? "future_is_zero" : "masked_is_zero",
-                                            causal ? "future positions get weight exactly 0" : "masked keys get weight exactly 0",
-                                            leaked == 0, std::to_string(leaked) + " masked cells with weight != 0"});
-        checks(StageId::Softmax).push_back({"in_unit_interval", "weights lie in [0, 1]", lo >= 0 && hi <= 1,
-                                            fmt2("min %.3g, max %.3g", lo, hi)});
+                                            lab::tr(causal ? Str::chk_future_zero_label : Str::chk_masked_zero_label),
+                                            leaked == 0, trf(Str::chk_leaked_detail, leaked)});
+        checks(StageId::Softmax).push_back({"in_unit_interval", lab::tr(Str::chk_unit_interval_label), lo >= 0 && hi <= 1,
+                                            trf(Str::chk_min_max_3g, double(lo), double(hi))});
     }
     // 8. context, 9. concat, 10. output
-    const char* why = "from fully-masked rows (NaN weights)";
+    const char* why = lab::tr(Str::chk_nan_from_masked_rows);
     checks(StageId::Context).push_back(finite_check(*tr.find("context"), nan_query_rows * h * c.d_v(), why));
     checks(StageId::Concat).push_back({"hdv_is_dmodel", "h \xc2\xb7 d_v = d_model", h * c.d_v() == c.d_model,
                                        std::to_string(h) + " \xc2\xb7 " + std::to_string(c.d_v()) + " = " +
                                            std::to_string(h * c.d_v())});
     const bool concat_ok = heads_match_columns(*tr.find("context"), *tr.find("concat"));
-    checks(StageId::Concat).push_back({"concat_inverts_split", "column block i of concat is head i's context", concat_ok,
-                                       concat_ok ? "every value in place" : "a head's values landed in the wrong columns"});
+    checks(StageId::Concat).push_back({"concat_inverts_split", lab::tr(Str::chk_concat_label), concat_ok,
+                                       lab::tr(concat_ok ? Str::chk_concat_ok : Str::chk_concat_bad)});
     checks(StageId::Output).push_back(finite_check(*tr.find("output"), nan_query_rows * c.d_model, why));
 }
 

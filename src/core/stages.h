@@ -11,7 +11,7 @@ constexpr int kStageCount = 10;
 
 struct StageInfo {
     StageId id;
-    const char* key;       // stable id: "split_heads"
+    const char* key;       // stable id: "split_heads"  (texts below: in the current language, see i18n.h)
     const char* chip;      // short label for the pipeline bar: "split heads"
     const char* title;     // "Split into heads"
     const char* formula;   // in the paper's notation

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "attention.h"
+#include "i18n.h"
 #include "invariants.h"
 #include "positional_encoding.h"
 #include "rng.h"
@@ -182,7 +183,8 @@ Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const Atten
     record(StageId::Scores, {step_of("q_heads", q_heads),
                              {"k_heads.transpose(-2, -1)", {B, h, dk, Lkv}, {"B", "h", "d_k", "L_kv"}},
                              step_of("q @ k^T", scores)});
-    record(StageId::Scale, {step_of("scores", scores), step_of(c.scale ? "/ sqrt(d_k)" : "(scaling off)", scaled)});
+    record(StageId::Scale,
+           {step_of("scores", scores), step_of(c.scale ? "/ sqrt(d_k)" : lab::tr(Str::chk_trace_scaling_off), scaled)});
     record(StageId::Mask, {step_of("mask", mask), step_of("masked_fill(mask == 0, fill)", masked)});
     record(StageId::Softmax, {step_of("softmax(dim=-1)", weights)});
     record(StageId::Context, {step_of("weights", weights), step_of("v_heads", v_heads), step_of("weights @ v", context)});

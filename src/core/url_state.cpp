@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "i18n.h"
 #include "stages.h"
 #include "tokens.h"
 
@@ -104,6 +105,7 @@ std::string encode_url_state(const UrlState& s) {
     h += std::string("&stage=") + stage_infos()[s.view.stage].key + "&b=" + std::to_string(s.view.batch_item) +
          "&head=" + std::to_string(s.view.head) + "&all=" + (s.view.all_heads ? "1" : "0");
     if (!s.view.experiment.empty()) h += "&exp=" + percent_encode(s.view.experiment);
+    if (!s.lang.empty()) h += "&lang=" + percent_encode(s.lang);
     return h;
 }
 
@@ -115,12 +117,12 @@ UrlDecode decode_url_state(const std::string& hash_in) {
     if (!hash.empty() && hash[0] == '#') hash.erase(0, 1);
     if (hash.empty()) return d;
     if (hash.size() > kMaxHash) {
-        d.notes.push_back("hash: longer than " + std::to_string(kMaxHash) + " characters (32 MiB); the rest was ignored");
+        d.notes.push_back(trf(Str::url_too_long, kMaxHash));
         hash.resize(kMaxHash);
     }
     std::set<std::string> seen;
     std::string custom_rows;
-    auto note = [&](const std::string& text) { d.notes.push_back("hash: " + text); };
+    auto note = [&](const std::string& text) { d.notes.push_back(trf(Str::url_note, text)); };
     for (const std::string& part : split(hash, '&')) {
         if (part.empty()) continue;
         const size_t eq = part.find('=');
@@ -128,19 +130,18 @@ UrlDecode decode_url_state(const std::string& hash_in) {
         const std::string value = eq == std::string::npos ? "" : percent_decode(part.substr(eq + 1));
         const std::string shown = value.size() > 40 ? value.substr(0, 40) + "..." : value;
         if (!seen.insert(key).second) {
-            note("'" + key.substr(0, 40) + "' appears more than once; the first value is used");
+            note(trf(Str::url_duplicate, key.substr(0, 40)));
             continue;
         }
         auto int_key = [&](int* field, long lo, long hi) {
             long v;
             if (to_int(value, lo, hi, &v)) *field = static_cast<int>(v);
-            else note(key + "='" + shown + "' is not a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                      "]; using " + std::to_string(*field));
+            else note(trf(Str::url_not_int, key, shown, lo, hi, *field));
         };
         auto bool_key = [&](bool* field) {
             if (value == "1" || value == "true") *field = true;
             else if (value == "0" || value == "false") *field = false;
-            else note(key + "='" + shown + "' is not 0 or 1; using " + (*field ? "1" : "0"));
+            else note(trf(Str::url_not_bool, key, shown, *field ? "1" : "0"));
         };
         if (key == "d_model") int_key(&c.d_model, 1, 4096);
         else if (key == "heads" || key == "h") int_key(&c.heads, 1, 4096);
@@ -150,19 +151,19 @@ UrlDecode decode_url_state(const std::string& hash_in) {
         else if (key == "seed") {
             long v;
             if (to_int(value, 0, 2147483647, &v)) c.seed = static_cast<uint32_t>(v);
-            else note("seed='" + shown + "' is not a whole number in [0, 2147483647]; using " + std::to_string(c.seed));
+            else note(trf(Str::url_bad_seed, shown, static_cast<unsigned>(c.seed)));
         } else if (key == "mask") {
             if (value == "none") c.mask = MaskKind::None;
             else if (value == "causal") c.mask = MaskKind::Causal;
             else if (value == "padding") c.mask = MaskKind::Padding;
             else if (value == "custom") c.mask = MaskKind::Custom;
-            else note("mask='" + shown + "' is not none, causal, padding or custom; using " + mask_kind_name(c.mask));
+            else note(trf(Str::url_bad_mask, shown, mask_kind_name(c.mask)));
         } else if (key == "pad") {
             c.padding_lengths.clear();
             for (const std::string& item : split(value, ',')) {
                 long v;
                 if (!to_int(item, 0, 4096, &v)) {
-                    note("pad='" + shown + "' must be whole numbers separated by commas; ignored");
+                    note(trf(Str::url_bad_pad, shown));
                     c.padding_lengths.clear();
                     break;
                 }
@@ -173,7 +174,7 @@ UrlDecode decode_url_state(const std::string& hash_in) {
         } else if (key == "fill") {
             if (value == "inf" || value == "-inf") c.mask_fill = MaskFill::NegInf;
             else if (value == "1e9" || value == "-1e9") c.mask_fill = MaskFill::NegBillion;
-            else note("fill='" + shown + "' is not inf or 1e9; using " + mask_fill_name(c.mask_fill));
+            else note(trf(Str::url_bad_fill, shown, mask_fill_name(c.mask_fill)));
         } else if (key == "scale") bool_key(&c.scale);
         else if (key == "pe") bool_key(&c.pe);
         else if (key == "bias") bool_key(&c.bias);
@@ -182,19 +183,23 @@ UrlDecode decode_url_state(const std::string& hash_in) {
         else if (key == "tokens") {
             const TokenSplit split = split_tokens(value);
             s.tokens = split.tokens;
-            if (split.cut) note("tokens: a token longer than " + std::to_string(kMaxTokenBytes) + " bytes was cut");
-            if (split.dropped) note("tokens: more than " + std::to_string(kMaxTokens) + " tokens; the rest were dropped");
+            if (split.cut) note(trf(Str::url_token_cut, kMaxTokenBytes));
+            if (split.dropped) note(trf(Str::url_tokens_dropped, kMaxTokens));
         } else if (key == "stage") {
             const int idx = stage_index(value);
             if (idx >= 0) s.view.stage = idx;
-            else note("stage='" + shown + "' names no stage; showing the first");
+            else note(trf(Str::url_bad_stage, shown));
         } else if (key == "exp") {
             if (value.size() <= 32 && value.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
                 s.view.experiment = value;  // the app checks it names an experiment
-            else note("exp='" + shown + "' is not an experiment name; showing the stepper");
+            else note(trf(Str::url_bad_exp, shown));
+        } else if (key == "lang") {
+            Lang lang;
+            if (parse_lang(value, &lang)) s.lang = lang_code(lang);
+            else note(trf(Str::url_bad_lang, shown));
         } else if (key == "b") int_key(&s.view.batch_item, 0, 4095);
         else if (key == "head") int_key(&s.view.head, 0, 4095);
-        else note("unknown key '" + key.substr(0, 40) + "' ignored");
+        else note(trf(Str::url_unknown_key, key.substr(0, 40)));
     }
     if (!c.cross) c.kv_len = 0;
     if (!s.tokens.empty()) c.seq_len = static_cast<int>(s.tokens.size());
@@ -209,19 +214,19 @@ UrlDecode decode_url_state(const std::string& hash_in) {
             }
         }
         if (!ok) {
-            note("custom mask does not match L_q x L_kv; using a causal mask");
+            note(tr(Str::url_custom_mismatch));
             c.mask = MaskKind::Causal;
             c.custom_keep.clear();
         }
     }
     if (c.mask == MaskKind::Padding && static_cast<int>(c.padding_lengths.size()) != c.batch) {
-        if (!c.padding_lengths.empty()) note("pad needs one length per batch item; using full lengths");
+        if (!c.padding_lengths.empty()) note(tr(Str::url_pad_count));
         c.padding_lengths.assign(c.batch, c.L_kv());
     }
     const std::vector<ConfigError> errors = validate(c);
     if (!errors.empty()) {
         for (const ConfigError& e : errors) note(e.param + ": " + e.message);
-        d.notes.push_back("hash: the configuration is invalid; using the defaults");
+        d.notes.push_back(tr(Str::url_invalid_defaults));
         s.config = AttentionConfig{};
         s.tokens.clear();
     }

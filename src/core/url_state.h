@@ -2,7 +2,7 @@
 // link reopens the same view and a reload restores it.
 //
 //   #d_model=512&heads=8&seq_len=10&batch=2&seed=42&mask=padding&pad=10,7&fill=inf
-//    &scale=1&pe=1&bias=1&cross=0&kv_len=0&tokens=the%20cat%20sat&stage=softmax&b=1&head=3&all=0
+//    &scale=1&pe=1&bias=1&cross=0&kv_len=0&tokens=the%20cat%20sat&stage=softmax&b=1&head=3&all=0&lang=zh
 //
 // Decoding never fails: unknown keys, malformed values, duplicates and invalid
 // combinations are reported as notes and fall back to defaults.
@@ -26,6 +26,7 @@ struct UrlState {
     AttentionConfig config;
     std::vector<std::string> tokens;
     ViewSelection view;
+    std::string lang;  // interface language "en" / "zh"; "" = not in the hash (the browser's language decides)
 };
 
 struct UrlDecode {

@@ -26,6 +26,8 @@
 #define TOML_ASSERT_ASSUME(expr) static_assert(true)
 #include <toml++/toml.h>
 
+#include "core/i18n.h"
+
 namespace lab {
 
 namespace {
@@ -91,16 +93,16 @@ std::string render(const FileValue& v) {
 // "a string", "true/false", ...: what the value is, for "must be X, not Y".
 std::string kind_phrase(const FileValue& v) {
     switch (v.kind) {
-        case FileValue::Int: return "a whole number";
-        case FileValue::Float: return std::isfinite(v.f) ? "a fraction" : "a non-finite number";
-        case FileValue::Bool: return "a boolean";
-        case FileValue::String: return "a string";
-        case FileValue::Null: return "null";
-        case FileValue::Array: return "an array";
-        case FileValue::Table: return v.toml ? "a table" : "an object";
-        case FileValue::Date: return "a date";
+        case FileValue::Int: return tr(Str::io_kind_int);
+        case FileValue::Float: return tr(std::isfinite(v.f) ? Str::io_kind_fraction : Str::io_kind_non_finite);
+        case FileValue::Bool: return tr(Str::io_kind_bool);
+        case FileValue::String: return tr(Str::io_kind_string);
+        case FileValue::Null: return tr(Str::io_kind_null);
+        case FileValue::Array: return tr(Str::io_kind_array);
+        case FileValue::Table: return tr(v.toml ? Str::io_kind_table : Str::io_kind_object);
+        case FileValue::Date: return tr(Str::io_kind_date);
     }
-    return "something else";
+    return tr(Str::io_kind_other);
 }
 
 // ---------------------------------------------------------------- applying entries
@@ -128,11 +130,11 @@ public:
             }
         } else if (v.kind == FileValue::Float) {
             if (!std::isfinite(v.f)) {
-                error(key, shown + " must be a whole number, not " + (std::isnan(v.f) ? "NaN" : "infinity"));
+                error(key, trf(Str::io_not_whole, shown, tr(std::isnan(v.f) ? Str::io_kind_nan : Str::io_kind_infinity)));
                 return false;
             }
             if (v.f != std::floor(v.f)) {
-                error(key, shown + " must be a whole number, not a fraction");
+                error(key, trf(Str::io_not_whole, shown, tr(Str::io_kind_fraction)));
                 return false;
             }
             value = v.f;
@@ -144,17 +146,16 @@ public:
             char* end = nullptr;
             const double parsed = std::strtod(v.s.c_str(), &end);
             const bool numeric = !v.s.empty() && end && *end == '\0' && std::isfinite(parsed);
-            error(key, shown + " must be a number, not a string" +
-                           (numeric ? " (write " + v.s + " without quotes)" : std::string()));
+            error(key, numeric ? trf(Str::io_number_not_string_hint, shown, v.s) : trf(Str::io_number_not_string, shown));
             return false;
         } else {
-            error(key, shown + " must be a whole number, not " + kind_phrase(v));
+            error(key, trf(Str::io_not_whole, shown, kind_phrase(v)));
             return false;
         }
         // Out of the storable range.
-        if (lim.lo >= 0) error(key, shown + " must be a whole number from " + std::to_string(lim.lo) + " to " + std::to_string(lim.hi));
-        else if (value < 0) error(key, shown + " must be at least 1");
-        else error(key, shown + " is larger than the lab's limit of " + lim.limit);
+        if (lim.lo >= 0) error(key, trf(Str::io_int_range, shown, lim.lo, lim.hi));
+        else if (value < 0) error(key, trf(Str::io_at_least_one, shown));
+        else error(key, trf(Str::io_over_limit, shown, lim.limit));
         return false;
     }
 
@@ -163,7 +164,7 @@ public:
             *out = v.b;
             return true;
         }
-        error(key, key + "=" + render(v) + " must be true or false, not " + kind_phrase(v));
+        error(key, trf(Str::io_not_bool, key, render(v), kind_phrase(v)));
         return false;
     }
 
@@ -172,7 +173,7 @@ public:
             *out = v.s;
             return true;
         }
-        error(key, key + "=" + render(v) + " must be a string, not " + kind_phrase(v));
+        error(key, trf(Str::io_not_string, key, render(v), kind_phrase(v)));
         return false;
     }
 
@@ -220,9 +221,8 @@ public:
                     first_key = key, first = n;
                     *field = static_cast<int>(n);
                 } else if (n != first) {
-                    error(first_key, std::string(first_key) + "=" + std::to_string(first) + " and " + key + "=" +
-                                         std::to_string(n) + " disagree: both set the number of " +
-                                         (field == &c.heads ? "heads" : "batch items") + "; keep one of them");
+                    error(first_key, trf(Str::io_alias_disagree, first_key, first, key, n,
+                                         tr(field == &c.heads ? Str::io_what_heads : Str::io_what_batch)));
                 }
             }
             return any;
@@ -235,17 +235,14 @@ public:
             const FileValue* v = find(key);
             long long n;
             if (!v || !to_int(key, *v, size_limit, &n)) continue;
-            const std::string shown = std::string(key) + "=" + std::to_string(n);
             if (!heads_given) {
                 if (n >= 1 && c.d_model >= 1 && c.d_model % n == 0) {
                     c.heads = static_cast<int>(c.d_model / n);
                 } else {
-                    error(key, shown + " does not divide d_model=" + std::to_string(c.d_model) +
-                                   " (h = d_model / d_k must be a whole number)");
+                    error(key, trf(Str::io_dk_not_divisor, key, n, c.d_model));
                 }
             } else if (c.heads >= 1 && c.d_model % c.heads == 0 && n != c.d_model / c.heads) {
-                error(key, shown + " does not match d_model / h = " + std::to_string(c.d_model) + " / " +
-                               std::to_string(c.heads) + " = " + std::to_string(c.d_model / c.heads));
+                error(key, trf(Str::io_dk_mismatch, key, n, c.d_model, c.heads, c.d_model / c.heads));
             }
         }
         set_int("seq_len", &c.seq_len, size_limit);
@@ -261,7 +258,7 @@ public:
             else if (s == "causal") c.mask = MaskKind::Causal;
             else if (s == "padding") c.mask = MaskKind::Padding;
             else if (s == "custom") c.mask = MaskKind::Custom;
-            else error("mask", "mask=" + quote_for_message(s) + " is not one of \"none\", \"causal\", \"padding\", \"custom\"");
+            else error("mask", trf(Str::io_bad_mask, quote_for_message(s)));
         }
         if (const FileValue* v = find("mask_fill")) {
             const bool neg_inf = (v->kind == FileValue::String && (v->s == "-inf" || v->s == "inf")) ||
@@ -271,11 +268,11 @@ public:
                                       std::fabs(v->kind == FileValue::Int ? static_cast<double>(v->i) : v->f) == 1e9);
             if (neg_inf) c.mask_fill = MaskFill::NegInf;
             else if (neg_billion) c.mask_fill = MaskFill::NegBillion;
-            else error("mask_fill", "mask_fill=" + render(*v) + " is not \"-inf\" or \"-1e9\"");
+            else error("mask_fill", trf(Str::io_bad_mask_fill, render(*v)));
         }
         if (const FileValue* v = find("padding_lengths")) {
             if (v->kind != FileValue::Array) {
-                error("padding_lengths", "padding_lengths=" + render(*v) + " must be an array of whole numbers, one per batch item, e.g. [4, 3]");
+                error("padding_lengths", trf(Str::io_padding_not_array, render(*v)));
             } else {
                 std::vector<int> lengths;
                 bool good = true;
@@ -297,9 +294,9 @@ private:
     // An array of rows, each an array of 0/1 (or true/false) or a string such as "1100".
     void apply_custom_mask(const FileValue& v) {
         const char* key = "custom_mask";
-        const std::string hint = " (e.g. [[1, 0], [1, 1]] or [\"10\", \"11\"]: one row per query, 1 keep, 0 masked)";
+        const std::string hint = tr(Str::io_custom_hint);
         if (v.kind != FileValue::Array || v.items.empty()) {
-            error(key, std::string(key) + "=" + render(v) + " must be a non-empty array of rows" + hint);
+            error(key, trf(Str::io_custom_not_rows, key, render(v), hint));
             return;
         }
         std::vector<uint8_t> keep;
@@ -323,13 +320,12 @@ private:
                 good = false;
             }
             if (!good || cells.empty()) {
-                error(key, std::string(key) + " row " + std::to_string(i) + " = " + render(row) + " is not a row of 0 and 1" + hint);
+                error(key, trf(Str::io_custom_bad_row, key, i, render(row), hint));
                 return;
             }
             if (i == 0) cols = cells.size();
             if (cells.size() != cols) {
-                error(key, std::string(key) + " row " + std::to_string(i) + " has " + std::to_string(cells.size()) +
-                               " entries but row 0 has " + std::to_string(cols));
+                error(key, trf(Str::io_custom_ragged, key, i, cells.size(), cols));
                 return;
             }
             keep.insert(keep.end(), cells.begin(), cells.end());
@@ -337,9 +333,7 @@ private:
         AttentionConfig& c = r_.config;
         const int rows = static_cast<int>(v.items.size());
         if (rows != c.L_q() || static_cast<int>(cols) != c.L_kv()) {
-            error(key, std::string(key) + " is " + std::to_string(rows) + "x" + std::to_string(cols) +
-                           " but needs L_q x L_kv = " + std::to_string(c.L_q()) + "x" + std::to_string(c.L_kv()) +
-                           " (one row per query, one column per key)");
+            error(key, trf(Str::io_custom_shape, key, rows, cols, c.L_q(), c.L_kv()));
             return;
         }
         c.custom_keep = keep;
@@ -362,7 +356,7 @@ void line_col(const std::string& text, size_t offset, size_t* line, size_t* col)
 std::string where(const std::string& text, size_t offset) {
     size_t line, col;
     line_col(text, offset, &line, &col);
-    return "line " + std::to_string(line) + ", column " + std::to_string(col);
+    return trf(Str::io_where, line, col);
 }
 
 // Offset of the first byte that makes the text not UTF-8 text (NUL, other control
@@ -483,7 +477,7 @@ void parse_json(const std::string& text, ConfigFileResult& r) {
         std::string why = sax.message;
         const size_t colon = why.find(": ", why.find("column"));
         if (colon != std::string::npos) why = why.substr(colon + 2);
-        std::string msg = "the file is not valid JSON: " + where(text, offset) + ": " + why;
+        std::string msg = trf(Str::io_json_invalid, where(text, offset), why);
         // NaN / Infinity / -Infinity (nlohmann stops on the letter, after a '-' if any).
         auto word_at = [&](size_t at) {
             for (const char* w : {"NaN", "nan", "Infinity", "infinity", "inf", "Inf"})
@@ -492,16 +486,15 @@ void parse_json(const std::string& text, ConfigFileResult& r) {
         };
         const bool non_finite = offset < text.size() && (word_at(offset) || (offset > 0 && word_at(offset - 1)) ||
                                                          (text[offset] == '-' && word_at(offset + 1)));
-        if (offset >= text.size()) msg += " (the file ends early: is it truncated?)";
-        else if (non_finite) msg += " (JSON has no NaN or Infinity: write a number)";
+        if (offset >= text.size()) msg += tr(Str::io_ends_early);
+        else if (non_finite) msg += tr(Str::io_json_non_finite);
         else if (sniff(text) == "toml")
-            msg += " (the text looks like TOML: give the file a .toml name)";
+            msg += tr(Str::io_looks_like_toml);
         r.errors.push_back({"file", msg});
         return;
     }
     if (!doc.is_object()) {
-        r.errors.push_back({"file", std::string("the JSON file must hold an object {\"d_model\": 512, \"h\": 8, ...} at the top level, not ") +
-                                        kind_phrase(from_json(doc))});
+        r.errors.push_back({"file", trf(Str::io_json_not_object, kind_phrase(from_json(doc)))});
         return;
     }
     std::vector<Entry> entries;
@@ -586,16 +579,14 @@ void parse_toml(const std::string& original, ConfigFileResult& r) {
     if (!doc) {
         const toml::parse_error& e = doc.error();
         const size_t line = e.source().begin.line, column = e.source().begin.column;
-        std::string msg = "the file is not valid TOML: line " + std::to_string(line) + ", column " + std::to_string(column) + ": ";
         const std::string ch = char_at(original, line, column);
-        if (!ch.empty() && static_cast<unsigned char>(ch[0]) >= 0x80)
-            msg += "saw '" + ch + "', which TOML allows only inside strings and comments";
-        else
-            msg += std::string(e.description());
+        const bool non_ascii = !ch.empty() && static_cast<unsigned char>(ch[0]) >= 0x80;
+        std::string msg = trf(Str::io_toml_invalid, trf(Str::io_where, line, column),
+                              non_ascii ? trf(Str::io_toml_non_ascii, ch) : std::string(e.description()));
         if (std::string(e.description()).find("end-of-file") != std::string::npos)
-            msg += " (the file ends early: is it truncated?)";
+            msg += tr(Str::io_ends_early);
         else if (sniff(text) == "json")
-            msg += " (the text looks like JSON: give the file a .json name)";
+            msg += tr(Str::io_looks_like_json);
         r.errors.push_back({"file", msg});
         return;
     }
@@ -608,14 +599,13 @@ void parse_toml(const std::string& original, ConfigFileResult& r) {
         else top_keys.push_back(std::string(k.str()));
     }
     if (!attention || !attention->is_table()) {
-        std::string msg = attention ? "attention=" + render(from_toml(*attention)) + " must be a table: write [attention] on its own line, then the keys"
-                                    : "no [attention] table: the lab reads d_model, num_heads, d_k, d_v, seq_len, batch_size and seed from it";
+        std::string msg = attention ? trf(Str::io_attention_not_table, render(from_toml(*attention))) : tr(Str::io_no_attention);
         if (!attention && !tables.empty()) {
-            msg += " (found: ";
-            for (size_t k = 0; k < tables.size(); ++k) msg += (k ? ", [" : "[") + tables[k] + "]";
-            msg += ")";
+            std::string found;
+            for (size_t k = 0; k < tables.size(); ++k) found += (k ? ", [" : "[") + tables[k] + "]";
+            msg += trf(Str::io_tables_found, found);
         }
-        if (!top_keys.empty()) msg += "; move the top-level keys (" + top_keys[0] + (top_keys.size() > 1 ? ", ..." : "") + ") under [attention]";
+        if (!top_keys.empty()) msg += trf(Str::io_move_top_keys, top_keys[0] + (top_keys.size() > 1 ? ", ..." : ""));
         r.errors.push_back({"attention", msg});
         return;
     }
@@ -644,15 +634,11 @@ ConfigFileResult parse_config_file_unvalidated(const std::string& text_in, const
     if (bad != std::string::npos) {
         char byte[8];
         std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
-        r.errors.push_back({"file", std::string("the file is binary, not ") + (r.format == "json" ? "JSON" : "TOML") +
-                                        " text: byte " + byte + " at " + where(text, bad) + " (offset " +
-                                        std::to_string(bad) + ")"});
+        r.errors.push_back({"file", trf(Str::io_binary, r.format == "json" ? "JSON" : "TOML", byte, where(text, bad), bad)});
         return r;
     }
     if (blank(text)) {
-        r.errors.push_back({"file", r.format == "json"
-                                        ? "the file is empty: expected a JSON object such as {\"d_model\": 512, \"h\": 8}"
-                                        : "the file is empty: expected TOML with an [attention] table (d_model = 512, num_heads = 8, ...)"});
+        r.errors.push_back({"file", tr(r.format == "json" ? Str::io_empty_json : Str::io_empty_toml)});
         return r;
     }
     if (r.format == "json") parse_json(text, r);

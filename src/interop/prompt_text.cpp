@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/derivation.h"
+#include "core/i18n.h"
 #include "exports.h"
 
 namespace lab {
@@ -35,11 +36,11 @@ void values_block(std::string& s, const Tensor& t, int item, int head) {
     std::string label = t.name;
     if (axis < t.dims.size() && t.dims[axis] == "B") {
         fixed.push_back(std::min(item, t.shape[axis] - 1)), ++axis;
-        label += ", batch item " + std::to_string(fixed.back());
+        label += trf(Str::io_prompt_batch_item, fixed.back());
     }
     if (axis < t.dims.size() && t.dims[axis] == "h") {
         fixed.push_back(std::min(head, t.shape[axis] - 1)), ++axis;
-        label += ", head " + std::to_string(fixed.back());
+        label += trf(Str::io_prompt_head, fixed.back());
     }
     size_t inner = 1;
     for (size_t a = axis; a < t.shape.size(); ++a) inner *= static_cast<size_t>(t.shape[a]);
@@ -54,12 +55,11 @@ void values_block(std::string& s, const Tensor& t, int item, int head) {
     const std::string row_dim = rest >= 2 ? t.dims[t.shape.size() - 2] : "";
     const std::string col_dim = rest >= 1 ? t.dims.back() : "";
 
-    s += "Values of " + label + " (" + (row_dim.empty() ? "" : row_dim + "=" + std::to_string(rows) + " x ") + col_dim +
-         "=" + std::to_string(cols) + ")";
+    const std::string dims =
+        (row_dim.empty() ? "" : row_dim + "=" + std::to_string(rows) + " x ") + col_dim + "=" + std::to_string(cols);
     const int show_r = std::min(rows, kRows), show_c = std::min(cols, kCols);
-    if (show_r < rows || show_c < cols)
-        s += ", first " + std::to_string(show_r) + " rows x " + std::to_string(show_c) + " columns";
-    s += ":\n";
+    if (show_r < rows || show_c < cols) s += trf(Str::io_prompt_values_cut, label, dims, show_r, show_c);
+    else s += trf(Str::io_prompt_values, label, dims);
     const size_t width = 11;
     s += padded("", 8);
     for (int j = 0; j < show_c; ++j) s += padded(col_dim + "=" + std::to_string(j), width);
@@ -86,23 +86,20 @@ std::string stage_prompt_text(const Trace& trace, int stage, int batch_item, int
     const StageRecord& rec = trace.stages[static_cast<size_t>(stage)];
 
     std::string s;
-    s += "Multi-head attention (\"Attention Is All You Need\", Vaswani et al. 2017, section 3.2), stage " +
-         std::to_string(stage + 1) + " of " + std::to_string(infos.size()) + ": " + info.title + "\n\n";
-    s += "Paper formula: " + std::string(info.formula) + "\n";
-    s += "PyTorch: " + std::string(info.pytorch) + "\n";
-    s += "Config: d_model=" + std::to_string(c.d_model) + ", h=" + std::to_string(c.heads) + ", d_k=d_v=" +
-         std::to_string(c.d_k()) + ", B=" + std::to_string(c.batch) + ", L_q=" + std::to_string(c.L_q()) +
-         ", L_kv=" + std::to_string(c.L_kv()) + ", mask=" + mask_kind_name(c.mask);
+    auto on_off = [](bool on) { return tr(on ? Str::io_prompt_on : Str::io_prompt_off); };
+    s += trf(Str::io_prompt_header, stage + 1, infos.size(), info.title);
+    s += trf(Str::io_prompt_formula, info.formula);
+    s += trf(Str::io_prompt_pytorch, info.pytorch);
+    s += trf(Str::io_prompt_config, c.d_model, c.heads, c.d_k(), c.batch, c.L_q(), c.L_kv(), mask_kind_name(c.mask));
     if (c.mask == MaskKind::Padding) {
-        s += " (lengths";
-        for (size_t b = 0; b < c.padding_lengths.size(); ++b) s += (b ? ", " : " ") + std::to_string(c.padding_lengths[b]);
-        s += ")";
+        std::string lengths;
+        for (size_t b = 0; b < c.padding_lengths.size(); ++b) lengths += (b ? ", " : "") + std::to_string(c.padding_lengths[b]);
+        s += trf(Str::io_prompt_lengths, lengths);
     }
-    s += std::string(", fill=") + mask_fill_name(c.mask_fill) + ", scale " + (c.scale ? "on" : "off") + ", PE " +
-         (c.pe ? "on" : "off") + ", bias " + (c.bias ? "on" : "off") + ", " +
-         (c.cross ? "cross-attention" : "self-attention") + ", seed " + std::to_string(c.seed) + "\n\n";
+    s += trf(Str::io_prompt_flags, mask_fill_name(c.mask_fill), on_off(c.scale), on_off(c.pe), on_off(c.bias),
+             tr(c.cross ? Str::io_prompt_cross : Str::io_prompt_self), static_cast<unsigned>(c.seed));
 
-    s += "Shapes:\n";
+    s += tr(Str::io_prompt_shapes);
     for (const ShapeStep& st : rec.shape_steps) s += "  " + st.op + std::string(st.op.size() < 34 ? 34 - st.op.size() : 1, ' ') + named(st) + "\n";
     s += "\n";
 
@@ -112,10 +109,10 @@ std::string stage_prompt_text(const Trace& trace, int stage, int batch_item, int
             s += "\n";
         }
 
-    s += "Checks:\n";
-    if (rec.checks.empty()) s += "  (none for this stage)\n";
+    s += tr(Str::io_prompt_checks);
+    if (rec.checks.empty()) s += tr(Str::io_prompt_no_checks);
     for (const InvariantCheck& ch : rec.checks)
-        s += std::string("  ") + (ch.pass ? "ok    " : "FAIL  ") + ch.label + ": " + ch.detail + "\n";
+        s += trf(ch.pass ? Str::io_prompt_check_ok : Str::io_prompt_check_fail, ch.label, ch.detail);
     return s;
 }
 

@@ -2,8 +2,9 @@
 // natively (OpenGL 3.3 core, desktop window) and on the web (WebGL2 via
 // Emscripten's GLFW). The app itself (src/app) never sees GL or GLFW.
 //
-//   native:  attention_lab [--hash STATE] [--frames N] [--screenshot out.ppm] [--width W --height H]
-//            (--hash takes the page's URL hash, e.g. "d_model=512&heads=8&stage=softmax")
+//   native:  attention_lab [--hash STATE] [--lang en|zh] [--frames N] [--screenshot out.ppm] [--width W --height H]
+//            (--hash takes the page's URL hash, e.g. "d_model=512&heads=8&stage=softmax";
+//             the language defaults to $LANG's, e.g. zh_CN.UTF-8 -> 中文)
 //   web:     loaded by index.html; window.lab.state() reads lab_state_json()
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -24,6 +25,7 @@
 
 #include "app/lab_app.h"
 #include "app/ui_style.h"
+#include "cjk_font.h"
 #include "gpu_heatmap.h"
 
 namespace {
@@ -35,6 +37,7 @@ struct Platform {
     long frames_left = -1;     // native --frames: exit after this many
     std::string screenshot;    // native --screenshot: write the last frame as PPM
     std::string hash;          // native --hash: start from this view
+    std::string lang;          // native --lang (else $LC_ALL / $LC_MESSAGES / $LANG)
 };
 Platform g;
 
@@ -89,6 +92,15 @@ EM_JS(void, js_url_copy, (const char* hash, char* out, int size), {
     stringToUTF8(location.origin + location.pathname + "#" + UTF8ToString(hash), out, size);
 });
 
+EM_JS(int, js_language_size, (), { return lengthBytesUTF8(navigator.language || "") + 1; });
+EM_JS(void, js_language_copy, (char* out, int size), { stringToUTF8(navigator.language || "", out, size); });
+std::string browser_language() {
+    std::string l(static_cast<size_t>(js_language_size()), '\0');
+    js_language_copy(&l[0], static_cast<int>(l.size()));
+    l.resize(std::strlen(l.c_str()));
+    return l;
+}
+
 void web_save_file(const std::string& name, const std::string& bytes, const char* mime) {
     js_save_file(name.c_str(), bytes.data(), static_cast<int>(bytes.size()), mime);
 }
@@ -99,6 +111,16 @@ std::string web_share_url(const std::string& hash) {
     url.resize(std::strlen(url.c_str()));
     return url;
 }
+
+// Text that does not come as key presses — an input method's composed Chinese,
+// a paste — arrives through a hidden textarea that has the focus while an ImGui
+// text field is active (web/lab_bridge.js); the IME's candidate window follows
+// ImGui's caret. The browser's paste is the only paste (GLFW's own clipboard on
+// the web is a string in the page, which would paste twice).
+int g_ime_x = 0, g_ime_y = 0;
+void on_ime_position(int x, int y) { g_ime_x = x, g_ime_y = y; }
+EM_JS(void, js_text_input_state, (int active, int x, int y), { window.lab.textInput(active, x, y); });
+const char* no_clipboard_text(void*) { return ""; }
 
 // The page sizes the canvas backing store to CSS size x devicePixelRatio
 // (index.html); Emscripten's GLFW then reports sizes in backing-store pixels, so
@@ -156,11 +178,14 @@ void frame() {
     follow_canvas();
 #endif
     glfwPollEvents();
-    if (g.app.ui_scale != g.built_scale) {
-        lab::build_ui_style(g.app.ui_scale);
+    lab_font::update(g.app);
+    const bool font_arrived = lab_font::take_arrival();
+    if (g.app.ui_scale != g.built_scale || font_arrived) {
+        const int cjk_glyphs = lab::build_ui_style(g.app.ui_scale, lab_font::bytes());
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
         g.built_scale = g.app.ui_scale;
+        lab_font::finish(g.app, cjk_glyphs);
     }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -171,6 +196,7 @@ void frame() {
     lab::lab_frame(g.app);
     ImGui::Render();
 #ifdef __EMSCRIPTEN__
+    js_text_input_state(ImGui::GetIO().WantTextInput ? 1 : 0, g_ime_x, g_ime_y);
     sync_url_hash();
 #endif
     int fw = 0, fh = 0;
@@ -204,14 +230,16 @@ extern "C" EMSCRIPTEN_KEEPALIVE void lab_load_config_bytes(const char* name, con
     constexpr double kLimit = 1 << 20;
     const std::string file = name ? name : "";
     if (size > kLimit) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "%s: file: %.0f bytes is larger than the 1 MiB limit for config files; not read",
-                      file.c_str(), size);
-        g.app.notes.assign(1, msg);
-        g.app.last_action = "could not load " + file;
+        g.app.notes.assign(1, lab::trf(lab::Str::plat_config_too_large, file, size));
+        g.app.notes_source = {};
+        g.app.last_action = lab::trf(lab::Str::plat_could_not_load, file);
         return;
     }
     lab::lab_load_config_text(g.app, file, std::string(bytes ? bytes : "", bytes ? static_cast<size_t>(length) : 0));
+}
+// Text from the hidden textarea (see js_text_input_state).
+extern "C" EMSCRIPTEN_KEEPALIVE void lab_text_input(const char* utf8) {
+    if (utf8) ImGui::GetIO().AddInputCharactersUTF8(utf8);
 }
 #endif
 
@@ -225,7 +253,9 @@ int main(int argc, char** argv) {
         else if (a == "--hash") g.hash = next();
         else if (a == "--width") width = std::atoi(next());
         else if (a == "--height") height = std::atoi(next());
+        else if (a == "--lang") g.lang = next();
     }
+    lab_font::set_search_dir(argv[0]);
     if (!g.screenshot.empty() && g.frames_left < 0) g.frames_left = 3;
     if (!glfwInit()) {
         std::fprintf(stderr, "attention_lab: glfwInit failed (no display?)\n");
@@ -270,11 +300,23 @@ int main(int argc, char** argv) {
     g.app.host.save_file = web_save_file;
     g.app.host.copy_text = web_copy_text;
     g.app.host.share_url = web_share_url;
+    ImGui::GetIO().ImeSetInputScreenPosFn = on_ime_position;
+    ImGui::GetIO().GetClipboardTextFn = no_clipboard_text;
 #else
     g.app.host.save_file = native_save_file;
     g.app.host.copy_text = native_copy_text;
 #endif
     lab::lab_init(g.app);
+    // The interface language: the URL hash's lang= wins; else the browser's
+    // language (web) or --lang / the locale (native); zh* -> 中文.
+    lab::Lang lang = lab::Lang::En;
+#ifdef __EMSCRIPTEN__
+    g.lang = browser_language();
+#else
+    for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"})
+        if (g.lang.empty() && std::getenv(var) && *std::getenv(var)) g.lang = std::getenv(var);
+#endif
+    if (lab::parse_lang(g.lang, &lang) && lang != g.app.lang) lab::lab_set_language(g.app, lang);
     if (!g.hash.empty()) lab::lab_apply_url_hash(g.app, g.hash);
 #ifdef __EMSCRIPTEN__
     g_hash_written = "";

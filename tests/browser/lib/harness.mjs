@@ -78,6 +78,7 @@ async function makeContext(browser, cfg, entry) {
   const context = await browser.newContext({
     viewport: opts.viewport || { width: 1280, height: 800 },
     deviceScaleFactor: opts.deviceScaleFactor || 1,
+    locale: opts.locale || 'en-US',  // navigator.language: the page picks 中文 for zh*
   });
   const page = await context.newPage();
   page.setDefaultTimeout(opts.actionTimeout || 15000);

@@ -1,0 +1,103 @@
+// text_wrap.cpp — Attention Lab app: line breaking for mixed Latin/Chinese text.
+#include "text_wrap.h"
+
+#include <imgui_internal.h>  // ImTextCharFromUtf8, ImFormatStringV
+
+#include <cstdarg>
+#include <cstring>
+#include <vector>
+
+namespace lab {
+
+namespace {
+
+bool is_cjk(unsigned c) { return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF); }
+// Kinsoku: these may not start a line ...
+bool is_closing(unsigned c) {
+    static const unsigned k[] = {0xFF0C, 0x3002, 0x3001, 0xFF1B, 0xFF1A, 0xFF1F, 0xFF01, 0xFF09, 0x300D,
+                                 0x300F, 0x300B, 0x3011, 0x201D, 0x2019, 0x2026, ',', '.', ')', ';', ':'};
+    for (unsigned x : k)
+        if (c == x) return true;
+    return false;
+}
+// ... and these may not end one.
+bool is_opening(unsigned c) { return c == 0xFF08 || c == 0x300C || c == 0x300E || c == 0x300A || c == 0x3010 || c == 0x201C || c == 0x2018; }
+
+struct Line {
+    const char *begin, *end;
+};
+
+// Splits [text, end) into lines no wider than `width` pixels.
+std::vector<Line> break_lines(const char* text, const char* end, float width) {
+    const ImFont* font = ImGui::GetFont();
+    const float scale = ImGui::GetFontSize() / font->FontSize;
+    std::vector<Line> lines;
+    const char* line = text;
+    const char* brk = nullptr;   // the line may end here ...
+    const char* next = nullptr;  // ... and the next one start here (after a space)
+    float w = 0, w_brk = 0;      // width of [line, s) and of [line, next)
+    unsigned prev = 0;
+    for (const char* s = text; s < end;) {
+        unsigned c = 0;
+        const int n = ImTextCharFromUtf8(&c, s, end);
+        if (n <= 0) break;
+        if (c == '\n') {
+            lines.push_back({line, s});
+            line = s + n, brk = nullptr, w = 0, prev = 0, s += n;
+            continue;
+        }
+        const float adv = font->GetCharAdvance(static_cast<ImWchar>(c)) * scale;
+        if (s > line) {
+            if (c == ' ') {
+                brk = s, next = s + n, w_brk = w + adv;
+            } else if ((is_cjk(c) || is_cjk(prev)) && prev != ' ' && !is_closing(c) && !is_opening(prev)) {
+                brk = s, next = s, w_brk = w;
+            }
+        }
+        if (w + adv > width && s > line && c != ' ') {
+            if (brk && brk > line) {
+                lines.push_back({line, brk});
+                line = next;
+                w -= w_brk;
+            } else {  // one word wider than the line: cut it here
+                lines.push_back({line, s});
+                line = s;
+                w = 0;
+            }
+            brk = nullptr;
+        }
+        w += adv;
+        prev = c;
+        s += n;
+    }
+    lines.push_back({line, end});
+    return lines;
+}
+
+}  // namespace
+
+void text_wrapped(const char* fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    const char* text = fmt;
+    const char* end = nullptr;
+    ImGuiContext& g = *GImGui;
+    if (std::strcmp(fmt, "%s") == 0) {
+        text = va_arg(args, const char*);
+        end = text + std::strlen(text);
+    } else {
+        const int n = ImFormatStringV(g.TempBuffer, IM_ARRAYSIZE(g.TempBuffer), fmt, args);
+        text = g.TempBuffer;
+        end = text + n;
+    }
+    va_end(args);
+    const float width = ImMax(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 2);
+    // One item, lines as close as ImGui's own wrapped lines.
+    ImGui::BeginGroup();
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0));
+    for (const Line& l : break_lines(text, end, width)) ImGui::TextUnformatted(l.begin, l.end);
+    ImGui::PopStyleVar();
+    ImGui::EndGroup();
+}
+
+}  // namespace lab

@@ -1,0 +1,15 @@
+// text_wrap.h — Attention Lab app: wrapped text that breaks Chinese lines.
+//
+// Dear ImGui 1.86 wraps only at spaces (and after ASCII punctuation), so a
+// sentence of hanzi — one "word" to it — jumps whole to the next line and leaves
+// ragged gaps. text_wrapped() breaks at spaces and between CJK characters (never
+// before closing punctuation like ，。）or after opening punctuation like （「),
+// and otherwise behaves like ImGui::TextWrapped.
+#pragma once
+#include <imgui.h>
+
+namespace lab {
+
+void text_wrapped(const char* fmt, ...) IM_FMTARGS(1);
+
+}  // namespace lab

@@ -1,0 +1,175 @@
+// test_i18n.cpp — the string table: every key in both languages, the same printf
+// conversions in both, and every character drawable by the fonts the build made
+// (lab_fonts_cmap.txt lists the code points of the DejaVu and Noto CJK subsets).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/i18n.h"
+#include "core/stages.h"
+
+using namespace lab;
+
+namespace {
+
+// The printf conversions of a format, e.g. "%s", "%.3f", "%ld" (not "%%").
+std::vector<std::string> conversions(const std::string& f) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < f.size(); ++i) {
+        if (f[i] != '%') continue;
+        if (i + 1 < f.size() && f[i + 1] == '%') {
+            ++i;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < f.size() && std::string("-+ #0123456789.*hlLqjzt").find(f[j]) != std::string::npos) ++j;
+        out.push_back(f.substr(i, j + 1 - i));
+        i = j;
+    }
+    return out;
+}
+
+std::vector<unsigned> codepoints(const std::string& s, bool* valid) {
+    std::vector<unsigned> out;
+    *valid = true;
+    for (size_t i = 0; i < s.size();) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (n == 0 || i + n > s.size()) return *valid = false, out;
+        unsigned cp = n == 1 ? c : c & (0x7F >> n);
+        for (int k = 1; k < n; ++k) {
+            const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc >> 6) != 2) return *valid = false, out;
+            cp = cp << 6 | (cc & 63);
+        }
+        out.push_back(cp);
+        i += n;
+    }
+    return out;
+}
+
+struct FontCmaps {
+    std::set<unsigned> sans, cjk;
+};
+FontCmaps read_cmaps() {
+    FontCmaps m;
+    std::ifstream in(LAB_FONTS_CMAP);
+    std::string name, hex;
+    while (in >> name >> hex) (name == "sans" ? m.sans : m.cjk).insert(static_cast<unsigned>(std::stoul(hex, nullptr, 16)));
+    return m;
+}
+
+bool is_hanzi(unsigned c) { return c >= 0x4E00 && c <= 0x9FFF; }
+bool is_cjk(unsigned c) { return c >= 0x2E80 && c <= 0xFFEF; }  // hanzi, CJK and full-width punctuation
+// The language button's "中文" is compiled into the English page's font.
+bool is_label_glyph(unsigned c) { return c == 0x4E2D || c == 0x6587; }
+
+struct LanguageGuard {
+    explicit LanguageGuard(Lang l) { set_language(l); }
+    ~LanguageGuard() { set_language(Lang::En); }
+};
+
+}  // namespace
+
+TEST_CASE("every string has an English and a Chinese text with the same conversions") {
+    REQUIRE(kStrCount > 100);
+    std::set<std::string> keys;
+    int chinese = 0;
+    for (int i = 0; i < kStrCount; ++i) {
+        const Str id = static_cast<Str>(i);
+        const std::string key = str_key(id), en = tr(id, Lang::En), zh = tr(id, Lang::Zh);
+        CAPTURE(key);
+        CHECK(keys.insert(key).second);
+        CHECK_FALSE(en.empty());
+        CHECK_FALSE(zh.empty());
+        CHECK(conversions(en) == conversions(zh));
+        bool ok_en = true, ok_zh = true;
+        for (unsigned c : codepoints(en, &ok_en))
+            CHECK_MESSAGE((!is_cjk(c) || is_label_glyph(c)), "Chinese inside the English text");
+        codepoints(zh, &ok_zh);
+        CHECK(ok_en);
+        CHECK(ok_zh);
+        if (en != zh) {
+            bool has_cjk = false;
+            for (unsigned c : codepoints(zh, &ok_zh))
+                has_cjk |= is_cjk(c) || c == 0x2026 /* …… */ || c == 0x2014 /* —— */;
+            // A Chinese text that differs from the English one is a translation (or Chinese
+            // punctuation), not a copy with an edit.
+            CHECK_MESSAGE(has_cjk, "zh differs from en but holds no Chinese: " << zh);
+            ++chinese;
+        }
+    }
+    CHECK(chinese > kStrCount * 8 / 10);  // most texts are words; a few are pure math/code, the same in both
+}
+
+TEST_CASE("the conversion check sees what printf sees") {
+    CHECK(conversions("%d of %ld values, %.3g%% max %s") == std::vector<std::string>{"%d", "%ld", "%.3g", "%s"});
+    CHECK(conversions("U+%04X") == std::vector<std::string>{"%04X"});
+}
+
+TEST_CASE("every character of every string is in the font subsets the build made") {
+    const FontCmaps fonts = read_cmaps();
+    REQUIRE_MESSAGE(fonts.sans.size() > 500, "missing or empty " LAB_FONTS_CMAP);
+    REQUIRE(fonts.cjk.size() > 3755);
+    // GB2312 level 1 (3,755 common hanzi) for typed tokens: spot checks from its first and last rows.
+    for (unsigned c : {0x554Au /* 啊 */, 0x5EA7u /* 座 */, 0x732Bu /* 猫 */, 0x7403u /* 球 */, 0xFF0Cu /* ， */, 0x3002u /* 。 */})
+        CHECK(fonts.cjk.count(c) == 1);
+    int hanzi = 0;
+    for (unsigned c : fonts.cjk) hanzi += is_hanzi(c);
+    CHECK(hanzi >= 3755);
+    std::set<unsigned> missing_en, missing_zh;
+    for (int i = 0; i < kStrCount; ++i) {
+        bool ok = true;
+        for (unsigned c : codepoints(tr(static_cast<Str>(i), Lang::En), &ok))
+            if (c >= 0x20 && !fonts.sans.count(c) && !is_label_glyph(c)) missing_en.insert(c);
+        // The English page draws with DejaVu only (plus the two glyphs of "中文").
+        for (unsigned c : codepoints(tr(static_cast<Str>(i), Lang::Zh), &ok))
+            if (c >= 0x20 && !fonts.sans.count(c) && !fonts.cjk.count(c)) missing_zh.insert(c);
+    }
+    std::ostringstream en, zh;
+    for (unsigned c : missing_en) en << std::hex << "U+" << c << ' ';
+    for (unsigned c : missing_zh) zh << std::hex << "U+" << c << ' ';
+    CHECK_MESSAGE(missing_en.empty(), "English strings use glyphs DejaVu's subset lacks: " << en.str());
+    CHECK_MESSAGE(missing_zh.empty(), "Chinese strings use glyphs no subset holds: " << zh.str());
+}
+
+TEST_CASE("language codes parse like the browser and the locale write them") {
+    Lang l = Lang::En;
+    CHECK(parse_lang("zh", &l));
+    CHECK(l == Lang::Zh);
+    for (const char* code : {"zh-CN", "zh_TW.UTF-8", "ZH-hans", "zh"}) {
+        l = Lang::En;
+        CHECK(parse_lang(code, &l));
+        CHECK(l == Lang::Zh);
+    }
+    CHECK(parse_lang("en-US", &l));
+    CHECK(l == Lang::En);
+    for (const char* bad : {"", "C", "fr", "zhx", "C.UTF-8", "\xe4\xb8\xad"}) CHECK_FALSE(parse_lang(bad, &l));
+    CHECK(std::string(lang_code(Lang::Zh)) == "zh");
+    CHECK(std::string(lang_code(Lang::En)) == "en");
+}
+
+TEST_CASE("the stage table follows the language and comes back unchanged") {
+    const std::string title_en = stage_info(StageId::Scale).title;
+    CHECK(title_en == "Scale by 1/sqrt(d_k)");
+    {
+        LanguageGuard zh(Lang::Zh);
+        CHECK(std::string(stage_info(StageId::Scale).title) == tr(Str::stage_scale_title, Lang::Zh));
+        CHECK(std::string(stage_info(StageId::Mask).chip) == "\xe6\x8e\xa9\xe7\xa0\x81");  // 掩码
+        CHECK(std::string(stage_info(StageId::Scale).pytorch) == "scores = scores / math.sqrt(d_k)");  // code stays
+        CHECK(std::string(stage_info(StageId::SplitHeads).key) == "split_heads");                      // ids stay
+    }
+    CHECK(stage_info(StageId::Scale).title == title_en);
+}
+
+TEST_CASE("trf formats both languages and takes std::string arguments") {
+    const std::string file = "cfg.json";
+    CHECK(trf(Str::plat_could_not_load, file) == "could not load cfg.json");
+    LanguageGuard zh(Lang::Zh);
+    CHECK(trf(Str::plat_could_not_load, file) == "\xe6\x97\xa0\xe6\xb3\x95\xe5\x8a\xa0\xe8\xbd\xbd cfg.json");  // 无法加载
+    CHECK(trf(Str::plat_config_too_large, file, 2e6).find("2000000") != std::string::npos);
+}
