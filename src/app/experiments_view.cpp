@@ -12,6 +12,7 @@
 #include "core/dump.h"
 #include "core/i18n.h"
 #include "core/json_writer.h"
+#include "core/stages.h"
 #include "experiments.h"
 #include "heatmap.h"
 #include "lab_app.h"
@@ -300,7 +301,8 @@ void draw_mistakes(LabApp& app) {
     ImGui::PopStyleColor();
     ImGui::Separator();
     if (!m.runs) {
-        ImGui::TextDisabled("%s", trf(Str::xv_stops_at, m.stops_at).c_str());
+        const int stop = stage_index(m.stops_at);
+        ImGui::TextDisabled("%s", trf(Str::xv_stops_at, stop >= 0 ? stage_infos()[stop].title : m.stops_at.c_str()).c_str());
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.5f, 1));
         text_wrapped("%s", m.error.c_str());
         ImGui::PopStyleColor();

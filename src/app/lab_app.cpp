@@ -140,7 +140,7 @@ std::vector<std::string> hash_notes(const UrlDecode& d) {
 std::vector<std::string> config_notes(const ConfigFileResult& r, const std::string& name) {
     std::vector<std::string> notes;
     const std::string what = name.empty() ? tr(Str::app_pasted_config) : name;
-    for (const ConfigError& e : r.errors) notes.push_back(what + ": " + e.param + ": " + e.message);
+    for (const ConfigError& e : r.errors) notes.push_back(trf(Str::app_file_param_message, what, e.param, e.message));
     if (!r.ignored.empty()) {
         std::string keys;
         for (const auto& k : r.ignored) keys += (keys.empty() ? "" : ", ") + k;

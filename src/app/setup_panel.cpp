@@ -165,7 +165,7 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
     if (!app.errors.empty()) {
         ImGui::Separator();
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.5f, 1));
-        for (const ConfigError& e : app.errors) text_wrapped("%s: %s", e.param.c_str(), e.message.c_str());
+        for (const ConfigError& e : app.errors) text_wrapped("%s", trf(Str::app_param_message, e.param, e.message).c_str());
         ImGui::PopStyleColor();
         ImGui::TextDisabled("%s", tr(Str::ui_setup_last_valid));
     }

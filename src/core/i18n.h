@@ -8,7 +8,7 @@
 // Formats use printf conversions; both languages must use the same conversions
 // in the same order (tests/i18n_test.cpp checks it). Math symbols, tensor names
 // and code stay as they are in both languages. The Chinese texts also decide
-// which glyphs the CJK font subset keeps (scripts/cjk_glyphs.py reads the same
+// which glyphs the CJK font subset keeps (scripts/string_table.py reads the same
 // files), so a new string cannot miss a glyph.
 //
 // The current language is process-wide, like ImGui's context: the app switches

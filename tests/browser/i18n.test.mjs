@@ -38,7 +38,7 @@ test('i18n: an English browser gets English and never fetches the Chinese font',
 test('i18n: a zh browser opens in Chinese; the choice is kept in the URL', async (t) => {
   await openLab(t, '#stage=softmax');
   const s = await waitChinese(t);
-  assert(s.stage.title === '沿键的方向做 softmax', `title ${s.stage.title}`);
+  assert(s.stage.title === '在键维上做 softmax', `title ${s.stage.title}`);
   assert(s.url_hash.includes('lang=zh'), `hash ${s.url_hash}`);
   assert(s.fonts.cjk_glyphs >= 3755, `CJK glyphs in the atlas: ${s.fonts.cjk_glyphs}`);
   assert(fontRequests(t) === 1, `${FONT} fetched ${fontRequests(t)} times`);
@@ -60,7 +60,7 @@ test('i18n: switch by click and by the L key; everything follows; a screenshot i
   assert(s0.lang === 'en' && s0.fonts.cjk === 'none', `start ${s0.lang} ${s0.fonts.cjk}`);
   await clickRect(t, layoutRect(s0, 'lang:zh'));
   const zh = await waitChinese(t, 'Chinese after clicking 中文');
-  assert(zh.stage.title === '沿键的方向做 softmax', `title ${zh.stage.title}`);
+  assert(zh.stage.title === '在键维上做 softmax', `title ${zh.stage.title}`);
   assert(zh.config.d_model === 512 && zh.config.heads === 8 && zh.selection.all_heads, 'the view is kept across the switch');
   assert(zh.stages.every((st) => st.checks.every((c) => chineseOrMath(c.label))), 'every check label is Chinese');
   assert(zh.url_hash.includes('lang=zh'), `hash ${zh.url_hash}`);
@@ -145,3 +145,26 @@ test('i18n: CJK tokens on the English page load the font; a failed font load is 
   await clickRect(t, layoutRect(f, 'lang:en'));
   await waitForState(t, (x) => x.lang === 'en', { timeout: T, message: 'back to English' });
 }, { allowFailedRequests: /lab_cjk\.otf/, allowConsoleErrors: /Failed to load resource|lab_cjk\.otf/ });
+
+test('i18n: the page\'s own messages (before the app runs) are Chinese for a zh browser', async (t) => {
+  await t.page.addInitScript(() => {
+    const orig = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
+      if (String(type).toLowerCase() === 'webgl2') return null;
+      return orig.call(this, type, ...rest);
+    };
+  });
+  await t.goto();
+  const box = t.page.locator('#lab-error');
+  await box.waitFor({ state: 'visible', timeout: 10000 });
+  const text = await box.innerText();
+  assert(text.includes('Attention Lab 需要 WebGL 2') && text.includes('硬件加速'), `message: ${text}`);
+  assert(await t.page.locator('#lab-error a', { hasText: '以默认设置重新加载' }).isVisible(), 'no Chinese reload link');
+  assert((await t.page.evaluate(() => document.documentElement.lang)) === 'zh-CN', 'html lang');
+  // The link's lang= wins over the browser's language.
+  await t.goto('#lang=en');
+  await t.page.reload();
+  await box.waitFor({ state: 'visible', timeout: 10000 });
+  const en = await box.innerText();
+  assert(en.includes('Attention Lab needs WebGL 2'), `message with lang=en: ${en}`);
+}, { locale: 'zh-CN', allowConsoleErrors: true, allowFailedRequests: true });

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""font_glyphs.py — Attention Lab build step: which glyphs the fonts must hold.
+"""string_table.py — Attention Lab build steps that read the string table
+(src/core/strings/*.def, see src/core/i18n.h) outside C++.
 
-  font_glyphs.py text STRINGS_DIR OUT.txt   every character of the Chinese column of
-        src/core/strings/*.def, plus GB2312 level 1 (3,755 common hanzi) and CJK
-        punctuation for typed tokens: the --text-file for fontTools.subset.
-  font_glyphs.py cmap OUT.txt NAME=FONT...  the code points each built font maps,
+  string_table.py text STRINGS_DIR OUT.txt   every character of the Chinese column,
+        plus GB2312 level 1 (3,755 common hanzi) and CJK punctuation for typed
+        tokens: the --text-file for fontTools.subset, so a new string cannot miss a glyph.
+  string_table.py cmap OUT.txt NAME=FONT...  the code points each built font maps,
         one "NAME XXXX" line each (hex): the tests check every string against it.
+  string_table.py page STRINGS_DIR IN.html OUT.html   the served index.html: the
+        page_* entries as JSON for its script ("null /*LAB_PAGE_STRINGS*/"), and
+        {{en:KEY}} / {{zh:KEY}} replaced by the HTML-escaped text.
 """
 import pathlib
 import re
@@ -69,17 +73,17 @@ def write_text(strings_dir, out):
     count = 0
     for key, groups in entries(strings_dir):
         if len(groups) != 2:
-            sys.exit(f"font_glyphs.py: {key}: expected an English and a Chinese text, found {len(groups)}")
+            sys.exit(f"string_table.py: {key}: expected an English and a Chinese text, found {len(groups)}")
         chars.update(c for c in groups[1] if ord(c) > 0x7E)
         count += 1
     if count == 0:
-        sys.exit(f"font_glyphs.py: no LAB_STR entries under {strings_dir}")
+        sys.exit(f"string_table.py: no LAB_STR entries under {strings_dir}")
     chars.update(gb2312_level1())
     chars.update(chr(c) for c in range(0x3000, 0x3020))   # CJK punctuation: 、。「」《》…
     chars.update(chr(c) for c in range(0xFF01, 0xFF5F))   # full-width forms: ，！？（）：；
     chars.update("\u00b7\u2014\u2026\u201c\u201d\u2018\u2019")
     pathlib.Path(out).write_text("".join(sorted(chars)), "utf-8")
-    print(f"font_glyphs.py: {count} strings, {len(chars)} characters -> {out}")
+    print(f"string_table.py: {count} strings, {len(chars)} characters -> {out}")
 
 
 def write_cmap(out, fonts):
@@ -92,9 +96,33 @@ def write_cmap(out, fonts):
     pathlib.Path(out).write_text("\n".join(lines) + "\n", "ascii")
 
 
+def write_page(strings_dir, html_in, out):
+    import html
+    import json
+
+    table = {key: groups for key, groups in entries(strings_dir) if key.startswith("page_")}
+    page = pathlib.Path(html_in).read_text("utf-8")
+    marker = "null /*LAB_PAGE_STRINGS*/"
+    if marker not in page:
+        sys.exit(f"string_table.py: {html_in} has no '{marker}'")
+    # "</" cannot end the script early: JSON escapes it as "<\/".
+    page = page.replace(marker, json.dumps(table, ensure_ascii=False).replace("</", "<\\/"))
+
+    def one(m):
+        lang, key = m.group(1), m.group(2)
+        if key not in table:
+            sys.exit(f"string_table.py: {html_in} uses {{{{{lang}:{key}}}}}, which is not in page.def")
+        return html.escape(table[key][0 if lang == "en" else 1])
+
+    page = re.sub(r"\{\{(en|zh):(\w+)\}\}", one, page)
+    pathlib.Path(out).write_text(page, "utf-8")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "text":
         write_text(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "page":
+        write_page(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) >= 4 and sys.argv[1] == "cmap":
         write_cmap(sys.argv[2], sys.argv[3:])
     else:
