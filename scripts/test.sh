@@ -76,18 +76,32 @@ browser() {
 }
 
 desktop_smoke() {
-  timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" \
+  # English (LANG=C) and Chinese (--lang zh: the CJK font is read from the build folder).
+  LANG=C timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" \
     "$here/build/native/attention_lab" --frames 10 --screenshot "$out/desktop.ppm" || return 1
-  python3 - "$out/desktop.ppm" <<'PY'
+  timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" \
+    "$here/build/native/attention_lab" --lang zh --frames 10 --screenshot "$out/desktop-zh.ppm" || return 1
+  python3 - "$out/desktop.ppm" "$out/desktop-zh.ppm" <<'PY'
 import sys
-data = open(sys.argv[1], 'rb').read()
-parts = data.split(b'\n', 3)
-w, h = map(int, parts[1].split())
-px = parts[3]
-assert len(px) == w * h * 3, 'truncated screenshot'
-colours = len({px[i:i + 3] for i in range(0, len(px), 3 * 7)})
-print(f'desktop app rendered {w}x{h}, {colours} distinct colours')
-sys.exit(0 if colours > 50 else 1)
+def read(path):
+    data = open(path, 'rb').read()
+    parts = data.split(b'\n', 3)
+    w, h = map(int, parts[1].split())
+    px = parts[3]
+    assert len(px) == w * h * 3, f'truncated screenshot {path}'
+    return w, h, px
+ok = True
+images = []
+for path in sys.argv[1:]:
+    w, h, px = read(path)
+    colours = len({px[i:i + 3] for i in range(0, len(px), 3 * 7)})
+    print(f'desktop app rendered {path.rsplit("/", 1)[-1]}: {w}x{h}, {colours} distinct colours')
+    ok &= colours > 50
+    images.append(px)
+# The Chinese frame draws other glyphs in the same layout: many text pixels differ.
+differ = sum(images[0][i:i + 3] != images[1][i:i + 3] for i in range(0, len(images[0]), 3 * 5))
+print(f'English vs Chinese frame: {differ} of {len(images[0]) // 15} sampled pixels differ')
+sys.exit(0 if ok and differ > 2000 else 1)
 PY
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "text_wrap.h"
 #include "core/npy.h"
 #include "core/stages.h"
 #include "interop/exports.h"
@@ -68,11 +69,11 @@ void draw_export_section(LabApp& app) {
         const std::string hash = lab_url_hash(app);
         copy(app, app.host.share_url ? app.host.share_url(hash) : "#" + hash, Str::ui_export_what_link);
     }
-    if (!app.last_action.empty()) ImGui::TextDisabled("%s", app.last_action.c_str());
+    if (!app.last_action.empty()) text_wrapped_disabled(app.last_action.c_str());
 }
 
 void draw_config_loader(LabApp& app) {
-    ImGui::TextDisabled("%s", tr(Str::ui_config_heading));
+    text_wrapped_disabled(tr(Str::ui_config_heading));
     ImGui::InputTextMultiline("##config", app.config_text, sizeof app.config_text,
                               ImVec2(-1, ImGui::GetTextLineHeight() * 4.5f));
     lab_note_rect(app, "config_text");

@@ -21,10 +21,12 @@ void draw_language_switch(LabApp& app) {
     float w = style.ItemSpacing.x;
     for (const char* l : labels) w += ImGui::CalcTextSize(l).x + style.FramePadding.x * 2;
     const bool loading = app.fonts.cjk == FontLoad::Loading;
-    const float status_w = loading ? ImGui::CalcTextSize(tr(Str::lang_loading_short)).x + style.ItemSpacing.x : 0.0f;
+    // While the Chinese font loads, Chinese text cannot show yet: the status is in English.
+    const char* status = tr(Str::lang_loading_short, Lang::En);
+    const float status_w = loading ? ImGui::CalcTextSize(status).x + style.ItemSpacing.x : 0.0f;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w - status_w));
     if (loading) {
-        ImGui::TextDisabled("%s", tr(Str::lang_loading_short));
+        ImGui::TextDisabled("%s", status);
         ImGui::SameLine();
     }
     for (int i = 0; i < kLangCount; ++i) {

@@ -118,7 +118,7 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
         }
     }
     if (c.mask == MaskKind::Custom && app.errors.empty() && c.L_q() <= 16 && c.L_kv() <= 16) {
-        ImGui::TextDisabled("%s", tr(Str::ui_setup_custom_hint));
+        text_wrapped_disabled(tr(Str::ui_setup_custom_hint));
         const float cell = ImGui::GetFrameHeight();
         for (int i = 0; i < c.L_q(); ++i)
             for (int j = 0; j < c.L_kv(); ++j) {
@@ -156,6 +156,15 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
         app.tokens = split_tokens(app.token_text).tokens;
         if (!app.tokens.empty()) c.seq_len = static_cast<int>(app.tokens.size());
         changed = true;
+    }
+    // Typed characters no font holds (drawn as U+FFFD), and a Chinese font that could
+    // not be loaded (said in English: without the font, Chinese would not show).
+    if (!app.glyph_notes.empty() || app.fonts.cjk == FontLoad::Failed) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.4f, 1));
+        for (const std::string& n : app.glyph_notes) text_wrapped("%s", n.c_str());
+        if (app.fonts.cjk == FontLoad::Failed)
+            text_wrapped("%s", format_text(tr(Str::lang_font_failed, Lang::En), app.fonts.cjk_error.c_str()).c_str());
+        ImGui::PopStyleColor();
     }
 
     if (changed) {

@@ -100,4 +100,10 @@ void text_wrapped(const char* fmt, ...) {
     ImGui::EndGroup();
 }
 
+void text_wrapped_disabled(const char* text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    text_wrapped("%s", text);
+    ImGui::PopStyleColor();
+}
+
 }  // namespace lab

@@ -11,5 +11,7 @@
 namespace lab {
 
 void text_wrapped(const char* fmt, ...) IM_FMTARGS(1);
+// The same in the dimmed colour of ImGui::TextDisabled (headings, hints).
+void text_wrapped_disabled(const char* text);
 
 }  // namespace lab

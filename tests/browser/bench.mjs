@@ -67,8 +67,11 @@ try {
   const tiny = await frameTimes(page, seconds * 1000);
 
   // Transfer size: every file the page loads, gzip -9 (what a compressing server sends).
+  // The Chinese font is fetched only for 中文 (or CJK tokens): reported on its own.
+  const FONT = 'lab_cjk.otf';
+  const fontBytes = readFileSync(join(pageDir, FONT));
   let raw = 0, gz = 0;
-  const files = readdirSync(pageDir);
+  const files = readdirSync(pageDir).filter((f) => f !== FONT);
   const sizes = files.map((f) => {
     const bytes = readFileSync(join(pageDir, f));
     const g = gzipSync(bytes, { level: 9 }).length;
@@ -80,7 +83,9 @@ try {
   console.log(`first interactive frame: ${firstFrame.toFixed(0)} ms after navigation start (Paper base, all heads)`);
   console.log(summary(`frame time, Paper base, all ${heads} heads (recompute ${state.recompute_ms.toFixed(2)} ms)`, paper));
   console.log(summary('frame time, Tiny (default)', tiny));
-  console.log(`transfer: ${(raw / 1024).toFixed(0)} KB raw, ${(gz / 1024).toFixed(0)} KB gzip: ${sizes.join('; ')}`);
+  console.log(`transfer, English page: ${(raw / 1024).toFixed(0)} KB raw, ${(gz / 1024).toFixed(0)} KB gzip: ${sizes.join('; ')}`);
+  console.log(`Chinese font, fetched only for 中文: ${FONT} ${(fontBytes.length / 1024).toFixed(0)} KB raw, ` +
+              `${(gzipSync(fontBytes, { level: 9 }).length / 1024).toFixed(0)} KB gzip`);
   console.log(`gpu heatmaps: ${state.gpu.enabled ? 'on' : 'off'}, textures uploaded ${state.gpu.uploads}`);
   if (errors.length) {
     console.error(`page errors during the benchmark: ${errors.join(' | ')}`);

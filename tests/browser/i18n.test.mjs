@@ -168,3 +168,13 @@ test('i18n: the page\'s own messages (before the app runs) are Chinese for a zh 
   const en = await box.innerText();
   assert(en.includes('Attention Lab needs WebGL 2'), `message with lang=en: ${en}`);
 }, { locale: 'zh-CN', allowConsoleErrors: true, allowFailedRequests: true });
+
+test('i18n: Chinese on a HiDPI screen (devicePixelRatio 2): the larger font atlas builds and draws', async (t) => {
+  await openLab(t, '#lang=zh&stage=mask&d_model=512&heads=8&seq_len=10');
+  const s = await waitChinese(t);
+  assert(s.ui_scale === 2 && s.fonts.cjk_glyphs >= 3755, `scale ${s.ui_scale}, glyphs ${s.fonts.cjk_glyphs}`);
+  await parkMouse(t);
+  await waitFrames(t, 3);
+  await screenshotNotBlank(t, 'i18n-zh-hidpi.png');
+  note(t, `dpr 2: request to atlas ${s.fonts.cjk_load_ms.toFixed(0)} ms`);
+}, { locale: 'zh-CN', deviceScaleFactor: 2 });
