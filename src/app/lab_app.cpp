@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/invariants.h"
 #include "core/stages.h"
 #include "core/url_state.h"
 #include "interop/config_file.h"
@@ -20,10 +21,29 @@ void lab_init(LabApp& app) {
     lab_recompute(app);
 }
 
+namespace {
+
+// An invalid configuration keeps the last good trace on screen; after a language
+// switch its texts (checks, the scaling-off step) are said again from its numbers.
+void retell_trace(LabApp& app) {
+    if (app.trace_lang == app.lang || app.trace.stages.empty()) return;
+    const std::string off_before = tr(Str::chk_trace_scaling_off, app.trace_lang);
+    for (StageRecord& s : app.trace.stages) {
+        s.checks.clear();
+        for (ShapeStep& step : s.shape_steps)
+            if (step.op == off_before) step.op = tr(Str::chk_trace_scaling_off);
+    }
+    check_invariants(app.trace);
+    app.trace_lang = app.lang;
+    ++app.generation;
+}
+
+}  // namespace
+
 void lab_recompute(LabApp& app) {
     app.dirty = false;
     app.errors = validate(app.config);
-    if (!app.errors.empty()) return;  // keep showing the last good trace
+    if (!app.errors.empty()) return retell_trace(app);  // keep showing the last good trace
     const auto t0 = std::chrono::steady_clock::now();
     const AttentionConfig& c = app.config;
     const AttentionConfig& had = app.weights_for;
@@ -35,6 +55,7 @@ void lab_recompute(LabApp& app) {
     // first, so the page's peak memory is one trace (validate() caps it) plus weights.
     app.trace = Trace{};
     app.trace = run_trace(c, make_inputs(c, app.tokens), app.weights);
+    app.trace_lang = app.lang;
     ++app.generation;
     app.recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (app.batch_item >= app.config.batch) app.batch_item = app.config.batch - 1;

@@ -77,6 +77,7 @@ struct LabApp {
     AttentionConfig config;            // what the knobs show (may be invalid)
     std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
     Trace trace;                       // last good trace
+    Lang trace_lang = Lang::En;        // the language its texts were made in
     AttentionWeights weights;          // reused while d_model, seed and bias stay the same
     AttentionConfig weights_for;
     std::vector<std::string> tokens;   // axis labels / token embeddings (empty: t0, t1, ...)

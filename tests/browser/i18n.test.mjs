@@ -4,6 +4,7 @@
 import { test, assert } from './lib/harness.mjs';
 import {
   openLab, waitForState, layoutRect, clickRect, focusCanvas, parkMouse, screenshotNotBlank, note, waitFrames, pickExperiment,
+  typeInto,
 } from './lib/lab.mjs';
 
 const T = 20000;
@@ -178,3 +179,18 @@ test('i18n: Chinese on a HiDPI screen (devicePixelRatio 2): the larger font atla
   await screenshotNotBlank(t, 'i18n-zh-hidpi.png');
   note(t, `dpr 2: request to atlas ${s.fonts.cjk_load_ms.toFixed(0)} ms`);
 }, { locale: 'zh-CN', deviceScaleFactor: 2 });
+
+test('i18n: switching while the configuration is invalid: the message and the kept trace change language', async (t) => {
+  const s0 = await openLab(t, '#d_model=8&heads=2&stage=softmax');
+  await typeInto(t, layoutRect(s0, 'knob:heads'), '3');
+  const bad = await waitForState(t, (x) => x.errors.length > 0, { timeout: T, message: 'heads=3 is refused' });
+  assert(bad.errors[0].param === 'heads' && /not divisible/.test(bad.errors[0].message), `error ${JSON.stringify(bad.errors)}`);
+  await parkMouse(t);
+  await clickRect(t, layoutRect(bad, 'lang:zh'));
+  const zh = await waitChinese(t);
+  assert(zh.errors.length === 1 && zh.errors[0].param === 'heads' && hasHanzi(zh.errors[0].message),
+    `error in Chinese: ${JSON.stringify(zh.errors)}`);
+  assert(zh.config.heads === 2, `the last good trace is kept: heads ${zh.config.heads}`);
+  assert(zh.stages[6].checks.every((c) => hasHanzi(c.label)), `kept trace's checks: ${JSON.stringify(zh.stages[6].checks)}`);
+  note(t, `${zh.errors[0].param}: ${zh.errors[0].message}`);
+});
