@@ -4,7 +4,7 @@
 import { test, assert } from './lib/harness.mjs';
 import {
   openLab, waitForState, layoutRect, clickRect, focusCanvas, parkMouse, screenshotNotBlank, note, waitFrames, pickExperiment,
-  typeInto,
+  typeInto, openWithoutWebGL2,
 } from './lib/lab.mjs';
 
 const T = 20000;
@@ -148,17 +148,8 @@ test('i18n: CJK tokens on the English page load the font; a failed font load is 
 }, { allowFailedRequests: /lab_cjk\.otf/, allowConsoleErrors: /Failed to load resource|lab_cjk\.otf/ });
 
 test('i18n: the page\'s own messages (before the app runs) are Chinese for a zh browser', async (t) => {
-  await t.page.addInitScript(() => {
-    const orig = HTMLCanvasElement.prototype.getContext;
-    HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
-      if (String(type).toLowerCase() === 'webgl2') return null;
-      return orig.call(this, type, ...rest);
-    };
-  });
-  await t.goto();
+  const text = await openWithoutWebGL2(t);
   const box = t.page.locator('#lab-error');
-  await box.waitFor({ state: 'visible', timeout: 10000 });
-  const text = await box.innerText();
   assert(text.includes('Attention Lab 需要 WebGL 2') && text.includes('硬件加速'), `message: ${text}`);
   assert(await t.page.locator('#lab-error a', { hasText: '以默认设置重新加载' }).isVisible(), 'no Chinese reload link');
   assert((await t.page.evaluate(() => document.documentElement.lang)) === 'zh-CN', 'html lang');

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { test, assert, runTests } from './lib/harness.mjs';
 import { decodePng, imageStats } from './lib/png.mjs';
-import { openLab, labState, waitForState, focusCanvas, canvasSize } from './lib/lab.mjs';
+import { openLab, labState, waitForState, focusCanvas, canvasSize, openWithoutWebGL2 } from './lib/lab.mjs';
 
 export { test, assert };
 
@@ -102,17 +102,7 @@ test('hidpi backing store', async (t) => {
 }, { deviceScaleFactor: 2 });
 
 test('missing WebGL2 shows a readable message', async (t) => {
-  await t.page.addInitScript(() => {
-    const orig = HTMLCanvasElement.prototype.getContext;
-    HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
-      if (String(type).toLowerCase() === 'webgl2') return null;
-      return orig.call(this, type, ...rest);
-    };
-  });
-  await t.goto();
-  const box = t.page.locator('#lab-error');
-  await box.waitFor({ state: 'visible', timeout: 10000 });
-  const text = await box.innerText();
+  const text = await openWithoutWebGL2(t);
   assert(/WebGL\s?2/i.test(text), `message does not mention WebGL 2: ${text}`);
   assert(/hardware acceleration/i.test(text), `message does not explain hardware acceleration: ${text}`);
   assert(await t.page.locator('#loader').isHidden(), 'loader still visible');

@@ -311,3 +311,18 @@ export async function pickExperiment(t, key, { timeout = 5000 } = {}) {
   await clickRect(t, layoutRect(s0, 'menu:experiments'));
   await clickRect(t, await stableRect(t, `exp:${key}`, { timeout }));
 }
+
+/** Open the page in a browser that offers no WebGL 2 context; returns the error overlay's text. */
+export async function openWithoutWebGL2(t, rel = '') {
+  await t.page.addInitScript(() => {
+    const orig = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
+      if (String(type).toLowerCase() === 'webgl2') return null;
+      return orig.call(this, type, ...rest);
+    };
+  });
+  await t.goto(rel);
+  const box = t.page.locator('#lab-error');
+  await box.waitFor({ state: 'visible', timeout: 10000 });
+  return box.innerText();
+}
