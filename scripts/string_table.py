@@ -15,46 +15,77 @@ import pathlib
 import re
 import sys
 
-ENTRY = re.compile(r"LAB_STR\(\s*(\w+)\s*,")
-LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
-ESCAPE = re.compile(rb"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
+TOKEN = re.compile(
+    r'(?P<space>\s+)|(?P<line_comment>//[^\n]*)|(?P<block_comment>/\*.*?\*/)|(?P<directive>#[^\n]*)'
+    r'|"(?P<string>(?:[^"\\\n]|\\.)*)"|(?P<ident>[A-Za-z_]\w*)|(?P<punct>[(),])',
+    re.S,
+)
+ESCAPE = re.compile(rb"\\(x[0-9a-fA-F]+|[0-7]{1,3}|.)")
+SIMPLE_ESCAPES = {b"n": b"\n", b"t": b"\t", b"r": b"\r", b"a": b"\a", b"b": b"\b", b"f": b"\f", b"v": b"\v",
+                  b'"': b'"', b"\\": b"\\", b"'": b"'", b"?": b"?"}
 
 
-def unescape(body: str) -> str:
-    simple = {b"n": b"\n", b"t": b"\t", b'"': b'"', b"\\": b"\\", b"'": b"'", b"?": b"?"}
+def unescape(body: str, where: str) -> bytes:
+    """A C string literal's body as bytes (decoded to text only after adjacent literals are joined)."""
 
     def one(m):
         e = m.group(1)
         if e[:1] == b"x":
-            return bytes([int(e[1:], 16)])
+            return bytes([int(e[1:], 16) & 0xFF])
         if e[:1].isdigit():
-            return bytes([int(e, 8)])
-        return simple[e]
+            return bytes([int(e, 8) & 0xFF])
+        if e not in SIMPLE_ESCAPES:
+            sys.exit(f"string_table.py: {where}: unsupported escape \\{e.decode()}")
+        return SIMPLE_ESCAPES[e]
 
-    return ESCAPE.sub(one, body.encode("utf-8")).decode("utf-8")
+    return ESCAPE.sub(one, body.encode("utf-8"))
+
+
+def tokens(path):
+    text = path.read_text("utf-8")
+    pos = 0
+    while pos < len(text):
+        m = TOKEN.match(text, pos)
+        if not m:
+            line = text.count("\n", 0, pos) + 1
+            sys.exit(f"string_table.py: {path}:{line}: cannot read {text[pos:pos + 20]!r}")
+        kind = m.lastgroup
+        if kind not in ("space", "line_comment", "block_comment", "directive"):
+            yield kind, m.group(kind), f"{path}:{text.count(chr(10), 0, pos) + 1}"
+        pos = m.end()
 
 
 def entries(strings_dir):
-    """(key, [literal groups]) of every LAB_STR; a group is adjacent literals joined."""
+    """(key, [English, Chinese]) of every LAB_STR(key, "..." "...", "...") in the .def files."""
     for path in sorted(pathlib.Path(strings_dir).glob("*.def")):
-        text = "\n".join(line for line in path.read_text("utf-8").splitlines() if not line.lstrip().startswith("//"))
-        for m in ENTRY.finditer(text):
-            groups, current, i = [], "", m.end()
-            while i < len(text):
-                ch = text[i]
-                if ch == '"':
-                    lit = LITERAL.match(text, i)
-                    current += unescape(lit.group(1))
-                    i = lit.end()
-                elif ch == ",":
-                    groups.append(current)
-                    current, i = "", i + 1
-                elif ch == ")":
-                    groups.append(current)
-                    break
-                else:
+        toks = list(tokens(path))
+        i = 0
+
+        def expect(kind, value=None):
+            nonlocal i
+            if i >= len(toks) or toks[i][0] != kind or (value is not None and toks[i][1] != value):
+                where = toks[i][2] if i < len(toks) else str(path)
+                sys.exit(f"string_table.py: {where}: expected {value or kind} in LAB_STR(key, \"English\", \"中文\")")
+            i += 1
+            return toks[i - 1]
+
+        while i < len(toks):
+            _, _, where = expect("ident", "LAB_STR")
+            expect("punct", "(")
+            key = expect("ident")[1]
+            groups = []
+            for last in (False, True):
+                expect("punct", ",")
+                joined = b""
+                while i < len(toks) and toks[i][0] == "string":
+                    joined += unescape(toks[i][1], toks[i][2])
                     i += 1
-            yield m.group(1), groups
+                try:
+                    groups.append(joined.decode("utf-8"))
+                except UnicodeDecodeError as e:
+                    sys.exit(f"string_table.py: {where}: {key}: not UTF-8 ({e})")
+            expect("punct", ")")
+            yield key, groups
 
 
 def gb2312_level1():
@@ -72,8 +103,6 @@ def write_text(strings_dir, out):
     chars = set()
     count = 0
     for key, groups in entries(strings_dir):
-        if len(groups) != 2:
-            sys.exit(f"string_table.py: {key}: expected an English and a Chinese text, found {len(groups)}")
         chars.update(c for c in groups[1] if ord(c) > 0x7E)
         count += 1
     if count == 0:

@@ -22,8 +22,8 @@
     }
     return fontPromise;
   }
-  var hashLang = /(?:^#|&)lang=([^&]*)/.exec(window.location.hash);
-  if (hashLang ? /^zh/i.test(hashLang[1]) : /^zh/i.test(navigator.language || '')) fetchCjkFont().catch(function () {});
+  var hashLang = /(?:^#|&)lang=(en|zh)(?:[-_][^&]*)?(?:&|$)/i.exec(window.location.hash);  // else: the browser's
+  if (/^zh/i.test(hashLang ? hashLang[1] : (navigator.language || ''))) fetchCjkFont().catch(function () {});
   lab.loadCjkFont = function () {
     fetchCjkFont().then(function (buffer) {
       var bytes = new Uint8Array(buffer);

@@ -4,6 +4,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // ImTextCharFromUtf8
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -15,13 +16,68 @@
 
 namespace lab {
 
-void lab_init(LabApp& app) {
-    app.config = AttentionConfig{};
-    app.dirty = true;
-    lab_recompute(app);
+namespace {
+
+// The notes about a hash, in the current language.
+std::vector<std::string> hash_notes(const UrlDecode& d) {
+    std::vector<std::string> notes = d.notes;
+    if (!d.state.view.experiment.empty() && experiment_index(d.state.view.experiment) < 0)
+        notes.push_back(trf(Str::url_exp_unknown, d.state.view.experiment.substr(0, 32)));
+    return notes;
 }
 
-namespace {
+// The notes about a config file, in the current language.
+std::vector<std::string> config_notes(const ConfigFileResult& r, const std::string& name) {
+    std::vector<std::string> notes;
+    const std::string what = name.empty() ? tr(Str::app_pasted_config) : name;
+    for (const ConfigError& e : r.errors) notes.push_back(trf(Str::app_file_param_message, what, e.param, e.message));
+    if (!r.ignored.empty()) {
+        std::string keys;
+        for (const auto& k : r.ignored) keys += (keys.empty() ? "" : ", ") + k;
+        notes.push_back(trf(Str::io_file_ignored, what, keys));
+    }
+    return notes;
+}
+
+
+// Calls f(code point, its UTF-8 bytes) for each character of a UTF-8 string.
+// ImGui 1.86 stores 16-bit characters: anything beyond U+FFFF (4 UTF-8 bytes,
+// e.g. emoji) is decoded here, since ImGui itself turns it into U+FFFD.
+template <class F>
+void for_each_codepoint(const std::string& s, F f) {
+    const char* p = s.c_str();
+    const char* end = p + s.size();
+    while (p < end) {
+        unsigned int c = 0;
+        const int n = ImTextCharFromUtf8(&c, p, end);
+        if (n <= 0) break;
+        const auto* u = reinterpret_cast<const unsigned char*>(p);
+        if (n == 4 && u[0] >= 0xF0 && u[0] <= 0xF4 && (u[1] & 0xC0) == 0x80 && (u[2] & 0xC0) == 0x80 &&
+            (u[3] & 0xC0) == 0x80)
+            c = (u[0] & 7u) << 18 | (u[1] & 63u) << 12 | (u[2] & 63u) << 6 | (u[3] & 63u);
+        f(c, std::string(p, static_cast<size_t>(n)));
+        p += n;
+    }
+}
+
+bool has_cjk(const std::string& s) {
+    bool any = false;
+    for_each_codepoint(s, [&](unsigned int c, const std::string&) { any |= c >= 0x2E80 && c <= 0xFFEF; });
+    return any;
+}
+
+// Which typed characters no loaded font can draw (ImGui shows U+FFFD for them).
+void find_missing_glyphs(LabApp& app) {
+    app.glyph_notes.clear();
+    if (app.fonts.cjk == FontLoad::Loading) return;  // not decided until the font is here
+    const ImFont* font = ImGui::GetFont();
+    for (const std::string& token : app.tokens)
+        for_each_codepoint(token, [&](unsigned int c, const std::string& ch) {
+            const bool drawable = c <= 0xFFFF && font->FindGlyphNoFallback(static_cast<ImWchar>(c));
+            if (c >= 0x20 && !drawable) app.glyph_notes.push_back(trf(Str::lang_missing_glyph, token, ch, c));
+        });
+}
+
 
 // An invalid configuration keeps the last good trace on screen; after a language
 // switch its texts (checks, the scaling-off step) are said again from its numbers.
@@ -38,7 +94,31 @@ void retell_trace(LabApp& app) {
     ++app.generation;
 }
 
+
+// Texts are made in the chosen language once it can be drawn: Chinese waits for its
+// font (a few hundred ms on the web; for good if it cannot be loaded) and meanwhile
+// everything stays readable in English.
+void show_language(LabApp& app) {
+    const Lang shown = app.lang == Lang::Zh && app.fonts.cjk != FontLoad::Ready ? Lang::En : app.lang;
+    if (shown == language()) return;
+    set_language(shown);
+    app.dirty = true;                // the trace's checks and the experiments' texts are rebuilt
+    app.results.generation = ~0ull;  // even while the configuration is invalid (no new trace)
+    app.last_action.clear();         // said in the old language
+    // Notes are rebuilt from what produced them (the view itself stays as it is).
+    const NotesSource& src = app.notes_source;
+    if (app.notes.empty()) return;  // dismissed
+    if (src.kind == NotesSource::Hash) app.notes = hash_notes(decode_url_state(src.text));
+    else if (src.kind == NotesSource::Config) app.notes = config_notes(parse_config_file(src.text, src.name, src.base), src.name);
+}
+
 }  // namespace
+
+void lab_init(LabApp& app) {
+    app.config = AttentionConfig{};
+    app.dirty = true;
+    lab_recompute(app);
+}
 
 void lab_recompute(LabApp& app) {
     app.dirty = false;
@@ -63,65 +143,7 @@ void lab_recompute(LabApp& app) {
     app.hover = HoverCell{};
 }
 
-namespace {
-std::vector<std::string> hash_notes(const UrlDecode& d);
-std::vector<std::string> config_notes(const ConfigFileResult& r, const std::string& name);
-}  // namespace
-
-void lab_set_language(LabApp& app, Lang lang) {
-    app.lang = lang;
-    set_language(lang);
-    app.dirty = true;  // the trace's checks and the experiments' texts are rebuilt in the new language
-    app.results.generation = ~0ull;  // even while the configuration is invalid (no new trace)
-    app.last_action.clear();         // said in the old language
-    // Notes are rebuilt from what produced them (the view itself stays as it is).
-    const NotesSource& src = app.notes_source;
-    if (app.notes.empty()) return;  // dismissed
-    if (src.kind == NotesSource::Hash) app.notes = hash_notes(decode_url_state(src.text));
-    else if (src.kind == NotesSource::Config) app.notes = config_notes(parse_config_file(src.text, src.name, app.config), src.name);
-}
-
-namespace {
-
-// Calls f(code point, its UTF-8 bytes) for each character of a UTF-8 string.
-// ImGui 1.86 stores 16-bit characters: anything beyond U+FFFF (4 UTF-8 bytes,
-// e.g. emoji) is decoded here, since ImGui itself turns it into U+FFFD.
-template <class F>
-void for_each_codepoint(const std::string& s, F f) {
-    const char* p = s.c_str();
-    const char* end = p + s.size();
-    while (p < end) {
-        unsigned int c = 0;
-        const int n = ImTextCharFromUtf8(&c, p, end);
-        if (n <= 0) break;
-        if (n == 4) {
-            const auto* u = reinterpret_cast<const unsigned char*>(p);
-            c = (u[0] & 7u) << 18 | (u[1] & 63u) << 12 | (u[2] & 63u) << 6 | (u[3] & 63u);
-        }
-        f(c, std::string(p, static_cast<size_t>(n)));
-        p += n;
-    }
-}
-
-bool has_cjk(const std::string& s) {
-    bool any = false;
-    for_each_codepoint(s, [&](unsigned int c, const std::string&) { any |= c >= 0x2E80 && c <= 0xFFEF; });
-    return any;
-}
-
-// Which typed characters no loaded font can draw (ImGui shows U+FFFD for them).
-void find_missing_glyphs(LabApp& app) {
-    app.glyph_notes.clear();
-    if (app.fonts.cjk == FontLoad::Loading) return;  // not decided until the font is here
-    const ImFont* font = ImGui::GetFont();
-    for (const std::string& token : app.tokens)
-        for_each_codepoint(token, [&](unsigned int c, const std::string& ch) {
-            const bool drawable = c <= 0xFFFF && font->FindGlyphNoFallback(static_cast<ImWchar>(c));
-            if (c >= 0x20 && !drawable) app.glyph_notes.push_back(trf(Str::lang_missing_glyph, token, ch, c));
-        });
-}
-
-}  // namespace
+void lab_set_language(LabApp& app, Lang lang) { app.lang = lang; }
 
 bool lab_wants_cjk_font(const LabApp& app) {
     if (app.lang == Lang::Zh || has_cjk(app.token_text)) return true;
@@ -147,49 +169,24 @@ std::string lab_url_hash(const LabApp& app) {
     return encode_url_state(s);
 }
 
-namespace {
-
-// The notes about a hash, in the current language.
-std::vector<std::string> hash_notes(const UrlDecode& d) {
-    std::vector<std::string> notes = d.notes;
-    if (!d.state.view.experiment.empty() && experiment_index(d.state.view.experiment) < 0)
-        notes.push_back(trf(Str::url_exp_unknown, d.state.view.experiment.substr(0, 32)));
-    return notes;
-}
-
-// The notes about a config file, in the current language.
-std::vector<std::string> config_notes(const ConfigFileResult& r, const std::string& name) {
-    std::vector<std::string> notes;
-    const std::string what = name.empty() ? tr(Str::app_pasted_config) : name;
-    for (const ConfigError& e : r.errors) notes.push_back(trf(Str::app_file_param_message, what, e.param, e.message));
-    if (!r.ignored.empty()) {
-        std::string keys;
-        for (const auto& k : r.ignored) keys += (keys.empty() ? "" : ", ") + k;
-        notes.push_back(trf(Str::io_file_ignored, what, keys));
-    }
-    return notes;
-}
-
-}  // namespace
-
 void lab_apply_url_hash(LabApp& app, const std::string& hash) {
-    UrlDecode d = decode_url_state(hash);
+    const UrlDecode d = decode_url_state(hash);  // its notes are retold if the link's language differs
     Lang lang;
-    if (!d.state.lang.empty() && parse_lang(d.state.lang, &lang) && lang != app.lang) {
-        lab_set_language(app, lang);
-        d = decode_url_state(hash);  // again, so its notes are in the link's language
-    }
+    if (!d.state.lang.empty() && parse_lang(d.state.lang, &lang)) lab_set_language(app, lang);
     app.config = d.state.config;
     app.tokens = d.state.tokens;
     std::string joined;
     for (const auto& t : app.tokens) joined += (joined.empty() ? "" : " ") + t;
-    std::snprintf(app.token_text, sizeof app.token_text, "%s", joined.c_str());
+    size_t n = std::min(joined.size(), sizeof app.token_text - 1);
+    while (n > 0 && n < joined.size() && (static_cast<unsigned char>(joined[n]) & 0xC0) == 0x80) --n;  // whole characters
+    joined.copy(app.token_text, n);
+    app.token_text[n] = '\0';
     app.stage = d.state.view.stage;
     app.batch_item = d.state.view.batch_item;
     app.head = d.state.view.head;
     app.all_heads = d.state.view.all_heads;
     app.notes = hash_notes(d);
-    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Hash, "", hash};
+    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Hash, "", hash, AttentionConfig{}};
     app.experiment = d.state.view.experiment.empty() ? -1 : experiment_index(d.state.view.experiment);
     app.dirty = true;
 }
@@ -197,7 +194,7 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text) {
     const ConfigFileResult r = parse_config_file(text, name, app.config);
     app.notes = config_notes(r, name);
-    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Config, name, text};
+    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Config, name, text, app.config};
     const std::string what = name.empty() ? tr(Str::app_pasted_config) : name;
     if (r.ok) {
         app.config = r.config;
@@ -272,6 +269,7 @@ void lab_frame(LabApp& app) {
     ++app.frame;
     app.rects.clear();
     app.heatmaps.clear();
+    show_language(app);
     if (app.dirty) lab_recompute(app);
     find_missing_glyphs(app);
 

@@ -71,6 +71,7 @@ struct NotesSource {
     enum Kind { None, Hash, Config } kind = None;
     std::string name;  // config file name ("" = pasted)
     std::string text;  // the hash or the config file's text
+    AttentionConfig base;  // the configuration the file was read on top of
 };
 
 struct LabApp {
@@ -81,7 +82,7 @@ struct LabApp {
     AttentionWeights weights;          // reused while d_model, seed and bias stay the same
     AttentionConfig weights_for;
     std::vector<std::string> tokens;   // axis labels / token embeddings (empty: t0, t1, ...)
-    char token_text[512] = {};         // the tokens field as typed
+    char token_text[16384] = {};       // the tokens field as typed (a Chinese token + space is 4 bytes)
 
     int stage = 0;                     // index into stage_infos()
     int experiment = -1;               // -1: the stage stepper; else index into experiment_infos()
@@ -111,7 +112,8 @@ struct LabApp {
     std::string last_action;           // e.g. "saved attn_..._weights.csv" — shown and reported
     float ui_scale = 1.0f;             // set by the platform from devicePixelRatio / content scale
     bool dirty = true;                 // config changed: recompute before drawing
-    Lang lang = Lang::En;              // the interface language (lab_set_language)
+    Lang lang = Lang::En;              // the chosen interface language (lab_set_language); texts are
+                                       // drawn in it once its font is there (English until then)
     LabFonts fonts;
     std::vector<std::string> glyph_notes;  // token characters no font holds (drawn as U+FFFD)
 };
@@ -131,7 +133,8 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash);
 // Applies a JSON or TOML config file's text (name decides the format, "" sniffs);
 // problems become notes naming the key, the view keeps the last good trace.
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text);
-// Switches the interface language; every text is rebuilt (trace, checks, experiments).
+// Chooses the interface language. Every text is rebuilt in it (trace, checks, notes,
+// experiments) as soon as it can be drawn: Chinese waits for the CJK font.
 void lab_set_language(LabApp& app, Lang lang);
 // Chinese is shown, or the tokens contain CJK characters: the host should load the CJK font.
 bool lab_wants_cjk_font(const LabApp& app);

@@ -62,6 +62,7 @@ std::string lab_state_json(const LabApp& app) {
     w.key("uploads").value(app.gpu_uploads).key("textures").value(app.gpu_textures).end_object();
     w.key("ui_scale").value(static_cast<double>(app.ui_scale));
     w.key("lang").value(lang_code(app.lang));
+    w.key("text_lang").value(lang_code(language()));  // what the texts are in now (Chinese waits for its font)
     static const char* const kFontLoad[] = {"none", "loading", "ready", "failed"};
     const LabFonts& f = app.fonts;
     w.key("fonts").begin_object().key("cjk").value(kFontLoad[static_cast<int>(f.cjk)]);

@@ -3,18 +3,19 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "lab_font_CjkLabel.h"
+#include "lab_font_ranges.h"
 #include "lab_font_Sans.h"
 
 namespace lab {
 
 namespace {
 
-// The code points the font was subset to (CMakeLists.txt, LAB_FONT_UNICODES).
-const ImWchar kGlyphRanges[] = {0x0020, 0x007E, 0x00A0, 0x00FF, 0x0391, 0x03A9, 0x03B1, 0x03C9, 0x2013, 0x2014,
-                                0x2018, 0x201D, 0x2022, 0x2022, 0x2026, 0x2026, 0x2032, 0x2032, 0x2070, 0x209F,
-                                0x2190, 0x2193, 0x21D2, 0x21D2, 0x2200, 0x22FF, 0x2713, 0x2717, 0x1D3C, 0x1D3C,
-                                0x1D40, 0x1D4F, 0x1D57, 0x1D57, 0xFFFD, 0xFFFD, 0};
+constexpr float kMaxFontRasterScale = 3.0f;
+
+// The code points DejaVu was subset to: kFontSansRanges (CMakeLists.txt, LAB_FONT_UNICODES).
 // CJK blocks the Chinese font may cover; ImGui keeps only the code points the
 // subset really maps, so these ranges can be generous.
 const ImWchar kCjkRanges[] = {0x2E80, 0x2FDF, 0x3000, 0x30FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF,
@@ -54,9 +55,14 @@ int build_ui_style(float scale, CjkFontBytes cjk) {
     ImFontConfig cfg;
     cfg.FontDataOwnedByAtlas = false;  // the bytes are static, compiled in
     cfg.OversampleH = 2;
-    const float size = 15.0f * scale;
+    // Glyphs are rasterised for at most 3x: the CJK atlas grows with the square of the
+    // scale (3x is 4096 x 4096; 8x would be 256 MB, beyond many GPUs' texture limit).
+    // Above that ImGui scales the text up when drawing.
+    const float raster = std::min(scale, kMaxFontRasterScale);
+    io.FontGlobalScale = scale / raster;
+    const float size = 15.0f * raster;
     ImFont* font = io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kFontSans),
-                                                  static_cast<int>(kFontSans_size), size, &cfg, kGlyphRanges);
+                                                  static_cast<int>(kFontSans_size), size, &cfg, kFontSansRanges);
     // Merged fonts fill in what DejaVu lacks (the first font to hold a glyph wins).
     // Hanzi are square and dense: one sample per pixel is enough and keeps the
     // atlas of ~4,000 glyphs small and quick to build. ImGui sizes a font by

@@ -22,11 +22,14 @@ struct State {
 };
 State s;
 
+// The bytes (or the failure) are here; the app hears "ready" only from finish(),
+// once the atlas holds the glyphs.
 void arrive(lab::LabApp& app, bool ok, const std::string& error) {
-    app.fonts.cjk = ok ? lab::FontLoad::Ready : lab::FontLoad::Failed;
-    app.fonts.cjk_bytes = ok ? s.bytes.size() : 0;
-    app.fonts.cjk_error = error;
-    if (!ok) s.bytes.clear();
+    if (!ok) {
+        app.fonts.cjk = lab::FontLoad::Failed;
+        app.fonts.cjk_error = error;
+        s.bytes.clear();
+    }
     s.arrived = true;
 }
 
@@ -87,6 +90,9 @@ lab::CjkFontBytes bytes() {
 }
 
 void finish(lab::LabApp& app, int glyphs) {
+    if (app.fonts.cjk != lab::FontLoad::Loading) return;  // failed, or a rebuild for another reason
+    app.fonts.cjk = lab::FontLoad::Ready;
+    app.fonts.cjk_bytes = s.bytes.size();
     app.fonts.cjk_glyphs = glyphs;
     app.fonts.cjk_load_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s.requested).count();

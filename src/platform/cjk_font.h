@@ -14,7 +14,8 @@ void update(lab::LabApp& app);
 bool take_arrival();
 // The loaded bytes (data == nullptr until they are here).
 lab::CjkFontBytes bytes();
-// Records the rebuilt atlas in app.fonts (glyph count, time from request to atlas).
+// After the atlas was rebuilt because the bytes arrived: the font is Ready (glyph
+// count, time from request to atlas).
 void finish(lab::LabApp& app, int glyphs);
 // Native: where to look besides the build folder (the executable's directory).
 void set_search_dir(const char* argv0);

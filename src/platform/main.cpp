@@ -121,6 +121,12 @@ int g_ime_x = 0, g_ime_y = 0;
 void on_ime_position(int x, int y) { g_ime_x = x, g_ime_y = y; }
 EM_JS(void, js_text_input_state, (int active, int x, int y), { window.lab.textInput(active, x, y); });
 const char* no_clipboard_text(void*) { return ""; }
+// Copy / cut in a text field go to the system clipboard (GLFW's web clipboard keeps nothing).
+EM_JS(void, js_clipboard_write, (const char* text), {
+    if (navigator.clipboard && navigator.clipboard.writeText)
+        navigator.clipboard.writeText(UTF8ToString(text)).catch(function (e) { console.warn("clipboard: " + e); });
+});
+void clipboard_write(void*, const char* text) { js_clipboard_write(text ? text : ""); }
 
 // The page sizes the canvas backing store to CSS size x devicePixelRatio
 // (index.html); Emscripten's GLFW then reports sizes in backing-store pixels, so
@@ -184,8 +190,9 @@ void frame() {
         const int cjk_glyphs = lab::build_ui_style(g.app.ui_scale, lab_font::bytes());
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
+        ImGui::GetIO().Fonts->ClearTexData();  // the GPU has it; the CPU copy of a CJK atlas is tens of MB
         g.built_scale = g.app.ui_scale;
-        lab_font::finish(g.app, cjk_glyphs);
+        if (font_arrived) lab_font::finish(g.app, cjk_glyphs);
     }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -302,6 +309,7 @@ int main(int argc, char** argv) {
     g.app.host.share_url = web_share_url;
     ImGui::GetIO().ImeSetInputScreenPosFn = on_ime_position;
     ImGui::GetIO().GetClipboardTextFn = no_clipboard_text;
+    ImGui::GetIO().SetClipboardTextFn = clipboard_write;
 #else
     g.app.host.save_file = native_save_file;
     g.app.host.copy_text = native_copy_text;
