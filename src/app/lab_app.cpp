@@ -110,6 +110,7 @@ void show_language(LabApp& app) {
     if (app.notes.empty()) return;  // dismissed
     if (src.kind == NotesSource::Hash) app.notes = hash_notes(decode_url_state(src.text));
     else if (src.kind == NotesSource::Config) app.notes = config_notes(parse_config_file(src.text, src.name, src.base), src.name);
+    else if (src.kind == NotesSource::TooLarge) app.notes.assign(1, trf(Str::plat_config_too_large, src.name, src.size));
 }
 
 }  // namespace
@@ -186,7 +187,7 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
     app.head = d.state.view.head;
     app.all_heads = d.state.view.all_heads;
     app.notes = hash_notes(d);
-    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Hash, "", hash, AttentionConfig{}};
+    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Hash, "", hash, AttentionConfig{}, 0};
     app.experiment = d.state.view.experiment.empty() ? -1 : experiment_index(d.state.view.experiment);
     app.dirty = true;
 }
@@ -194,7 +195,7 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text) {
     const ConfigFileResult r = parse_config_file(text, name, app.config);
     app.notes = config_notes(r, name);
-    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Config, name, text, app.config};
+    app.notes_source = app.notes.empty() ? NotesSource{} : NotesSource{NotesSource::Config, name, text, app.config, 0};
     const std::string what = name.empty() ? tr(Str::app_pasted_config) : name;
     if (r.ok) {
         app.config = r.config;
@@ -207,6 +208,12 @@ void lab_load_config_text(LabApp& app, const std::string& name, const std::strin
     } else {
         app.last_action = trf(Str::app_could_not_load_config, what);
     }
+}
+
+void lab_refuse_config_file(LabApp& app, const std::string& name, double size) {
+    app.notes.assign(1, trf(Str::plat_config_too_large, name, size));
+    app.notes_source = NotesSource{NotesSource::TooLarge, name, "", AttentionConfig{}, size};
+    app.last_action = trf(Str::plat_could_not_load, name);
 }
 
 void lab_note_rect(LabApp& app, const std::string& id) {

@@ -68,10 +68,11 @@ struct LabFonts {
 
 // What produced app.notes, so a language switch can say them again in the new language.
 struct NotesSource {
-    enum Kind { None, Hash, Config } kind = None;
+    enum Kind { None, Hash, Config, TooLarge } kind = None;
     std::string name;  // config file name ("" = pasted)
     std::string text;  // the hash or the config file's text
     AttentionConfig base;  // the configuration the file was read on top of
+    double size = 0;       // TooLarge: the refused file's size in bytes
 };
 
 struct LabApp {
@@ -138,6 +139,8 @@ void lab_load_config_text(LabApp& app, const std::string& name, const std::strin
 void lab_set_language(LabApp& app, Lang lang);
 // Chinese is shown, or the tokens contain CJK characters: the host should load the CJK font.
 bool lab_wants_cjk_font(const LabApp& app);
+// A config file over the 1 MiB limit, refused unread: a note naming it and its size.
+void lab_refuse_config_file(LabApp& app, const std::string& name, double size);
 // Records the last ImGui item's rectangle under `id` (see UiRect).
 void lab_note_rect(LabApp& app, const std::string& id);
 

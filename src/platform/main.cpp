@@ -237,9 +237,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE void lab_load_config_bytes(const char* name, con
     constexpr double kLimit = 1 << 20;
     const std::string file = name ? name : "";
     if (size > kLimit) {
-        g.app.notes.assign(1, lab::trf(lab::Str::plat_config_too_large, file, size));
-        g.app.notes_source = {};
-        g.app.last_action = lab::trf(lab::Str::plat_could_not_load, file);
+        lab::lab_refuse_config_file(g.app, file, size);
         return;
     }
     lab::lab_load_config_text(g.app, file, std::string(bytes ? bytes : "", bytes ? static_cast<size_t>(length) : 0));

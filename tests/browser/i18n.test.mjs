@@ -4,7 +4,7 @@
 import { test, assert } from './lib/harness.mjs';
 import {
   openLab, waitForState, layoutRect, clickRect, focusCanvas, parkMouse, screenshotNotBlank, note, waitFrames, pickExperiment,
-  typeInto, openWithoutWebGL2,
+  typeInto, openWithoutWebGL2, dropFile,
 } from './lib/lab.mjs';
 
 const T = 20000;
@@ -188,4 +188,22 @@ test('i18n: switching while the configuration is invalid: the message and the ke
   assert(zh.config.heads === 2, `the last good trace is kept: heads ${zh.config.heads}`);
   assert(zh.stages[6].checks.every((c) => hasHanzi(c.label)), `kept trace's checks: ${JSON.stringify(zh.stages[6].checks)}`);
   note(t, `${zh.errors[0].param}: ${zh.errors[0].message}`);
+});
+
+test('i18n: notes are said again in the new language (a bad link, a refused file)', async (t) => {
+  await openLab(t, '#lang=en&heads=x&stage=mask');
+  const en = await waitForState(t, (x) => x.notes.length > 0, { timeout: T, message: 'a note about heads=x' });
+  assert(en.notes.some((n) => n.includes("heads='x'")) && !en.notes.some(hasHanzi), `notes ${en.notes}`);
+  await clickRect(t, layoutRect(en, 'lang:zh'));
+  const zh = await waitChinese(t);
+  assert(zh.notes.length === en.notes.length && zh.notes.every(hasHanzi) && zh.notes.some((n) => n.includes("heads='x'")),
+    `notes in Chinese: ${zh.notes}`);
+  // A file over the 1 MiB limit is refused unread; its note follows a switch back to English.
+  await dropFile(t, 'big.json', '{"d_model": 64}' + ' '.repeat((1 << 20) + 10));
+  const big = await waitForState(t, (x) => x.notes.length === 1 && x.notes[0].startsWith('big.json'), { timeout: T, message: 'big.json refused' });
+  assert(hasHanzi(big.notes[0]) && big.notes[0].includes('1 MiB'), `note ${big.notes[0]}`);
+  await focusCanvas(t);
+  await t.page.keyboard.press('l');
+  const back = await waitForState(t, (x) => x.text_lang === 'en', { timeout: T, message: 'English again' });
+  assert(/larger than the 1 MiB limit/.test(back.notes[0]), `note in English: ${back.notes[0]}`);
 });
