@@ -239,7 +239,11 @@ test('experiments: Escape, the back button and the menu leave; the hash and relo
   // 2. The back button.
   s = await openByMenu(t, 'heads');
   assert(hashHasExp(s.url_hash, 'heads'), `in heads: url_hash ${s.url_hash}`);
-  await clickRect(t, layoutRect(s, 'exp:back'));
+  // Aim at the button once the panel's layout has settled, hover it for a frame, then click.
+  const back = await stableRect(t, 'exp:back');
+  await t.page.mouse.move(back.x + back.w / 2, back.y + back.h / 2);
+  await waitFrames(t, 1);
+  await clickRect(t, back);
   await waitForState(t, stepperBack, { timeout: T, message: 'exp:back -> the stepper at stage scores' });
 
   // 3. The menu's "Back to the stage stepper".
