@@ -144,7 +144,10 @@ void lab_recompute(LabApp& app) {
     app.hover = HoverCell{};
 }
 
-void lab_set_language(LabApp& app, Lang lang) { app.lang = lang; }
+void lab_set_language(LabApp& app, Lang lang) {
+    app.lang = lang;
+    show_language(app);  // at once when it can be drawn, so state() never mixes the two
+}
 
 bool lab_wants_cjk_font(const LabApp& app) {
     if (app.lang == Lang::Zh || has_cjk(app.token_text)) return true;

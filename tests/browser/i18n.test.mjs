@@ -51,7 +51,8 @@ test('i18n: a zh browser opens in Chinese; the choice is kept in the URL', async
   // An explicit lang=en in the link beats the browser's language.
   await t.goto('#stage=softmax&lang=en');
   await reloadLab(t);
-  const en = await waitForState(t, (x) => x.lang === 'en' && x.stage.id === 'softmax', { timeout: T, message: 'lang=en' });
+  const en = await waitForState(t, (x) => x.lang === 'en' && x.text_lang === 'en' && x.stage.id === 'softmax',
+    { timeout: T, message: 'lang=en' });
   assert(en.stage.title === 'Softmax over the keys', `title ${en.stage.title}`);
   note(t, `font ${s.fonts.cjk_bytes} bytes, ${s.fonts.cjk_glyphs} glyphs, request to atlas ${s.fonts.cjk_load_ms.toFixed(0)} ms`);
 }, { locale: 'zh-CN' });
@@ -83,7 +84,7 @@ test('i18n: switch by click and by the L key; everything follows; a screenshot i
   await waitForState(t, (x) => !x.experiment || !x.experiment.key, { timeout: T, message: 'back to the stepper' });
   // L switches back; nothing else changes, the font is not fetched again.
   await t.page.keyboard.press('l');
-  const en = await waitForState(t, (x) => x.lang === 'en', { timeout: T, message: 'English after L' });
+  const en = await waitForState(t, (x) => x.lang === 'en' && x.text_lang === 'en', { timeout: T, message: 'English after L' });
   assert(en.stage.title === 'Softmax over the keys', `title ${en.stage.title}`);
   assert(en.stages.every((s) => s.checks.every((c) => !hasHanzi(c.label))), 'English check labels');
   await t.page.keyboard.press('L');
