@@ -6,9 +6,9 @@
 
 namespace lab_gpu {
 
-// glsl_version: "#version 300 es" (WebGL2) or "#version 330 core"; after the GL
-// context and ImGui's OpenGL3 backend exist. Returns false if the shaders failed
-// (the app then keeps drawing heatmaps on the CPU).
+// glsl_version: "#version 300 es" (WebGL2) or "#version 330 core"; after
+// lab_gl::init. Returns false if the shaders failed (the app then keeps drawing
+// heatmaps on the CPU).
 bool init(const char* glsl_version);
 void begin_frame();  // frees textures unused for a while; call before the app draws
 void shutdown();
