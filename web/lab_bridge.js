@@ -121,7 +121,7 @@
   // a menu): its text goes to the app, which pastes it into the active field (the
   // C++ half decides between ImGui's paste shortcut and typing it).
   window.addEventListener('paste', function (e) {
-    if (!wasActive || !e.clipboardData) return;
+    if (!e.clipboardData) return;
     e.preventDefault();
     Module.ccall('lab_paste', null, ['string'], [e.clipboardData.getData('text/plain')]);
   }, true);

@@ -147,7 +147,9 @@ void lab_recompute(LabApp& app) {
 double lab_frame_wanted_in(const LabApp& app) {
     const bool results_stale = app.experiment >= 0 && (app.results.generation != app.generation ||
                                                        app.results.computed_for != app.experiment);
-    if (app.dirty || results_stale || !app.pending_keys.empty() || app.open_experiment_menu) return 0.0;
+    const bool font_to_request = app.fonts.cjk == FontLoad::None && lab_wants_cjk_font(app);
+    if (app.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.open_experiment_menu)
+        return 0.0;
     return -1.0;
 }
 

@@ -20,9 +20,7 @@ struct State {
 };
 State s;
 
-void on_mouse_button(GLFWwindow*, int, int, int) { wake(); }
 void on_scroll(GLFWwindow*, double, double) { wake(); }
-void on_cursor_pos(GLFWwindow*, double, double) { wake(); }
 void on_cursor_enter(GLFWwindow*, int) { wake(); }
 void on_focus(GLFWwindow*, int) { wake(); }
 void on_framebuffer_size(GLFWwindow*, int, int) { wake(); }
@@ -38,9 +36,7 @@ double earliest(double a, double b) {
 }  // namespace
 
 void install(GLFWwindow* window) {
-    glfwSetMouseButtonCallback(window, on_mouse_button);
     glfwSetScrollCallback(window, on_scroll);
-    glfwSetCursorPosCallback(window, on_cursor_pos);
     glfwSetCursorEnterCallback(window, on_cursor_enter);
     glfwSetWindowFocusCallback(window, on_focus);
     glfwSetFramebufferSizeCallback(window, on_framebuffer_size);

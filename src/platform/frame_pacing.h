@@ -21,8 +21,9 @@ namespace lab_pacing {
 
 constexpr int kSettleFrames = 3;
 
-// Before ImGui_ImplGlfw_InitForOpenGL: GLFW's pointer, focus and size callbacks
-// wake the loop (ImGui's backend chains to them).
+// Before ImGui_ImplGlfw_InitForOpenGL: GLFW's wheel, pointer enter / leave, focus
+// and size callbacks wake the loop (ImGui's backend chains to them; keys and the
+// pointer wake it through lab_input).
 void install(GLFWwindow* window);
 // Something happened: draw at least `frames` more frames. The host's waker (if set)
 // is called so a resting loop starts again (web: it asks for an animation frame).

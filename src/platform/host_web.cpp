@@ -39,6 +39,7 @@ struct State {
     long animation_frame = 0;    // its requestAnimationFrame id
     long timer = 0;              // a pending delayed frame (emscripten_set_timeout id)
     double frame_ms = 0;         // main-thread time of the last frame
+    long drawn_by_state = 0;     // frames drawn inside window.lab.state() (draw_due_frames)
     std::string hash_written;    // the URL hash as the app last wrote it
     int ime_x = 0, ime_y = 0;    // the text caret, for the input method's window
 };
@@ -67,10 +68,17 @@ EM_JS(void, js_copy_text, (const char* text), { window.lab.copyText(UTF8ToString
 EM_JS(void, js_clipboard_write, (const char* text), { window.lab.copyText(UTF8ToString(text), false); });
 EM_JS(void, js_text_input_state, (int active, int x, int y), { window.lab.textInput(active, x, y); });
 EM_JS(void, js_load_cjk_font, (), { window.lab.loadCjkFont(); });
-EM_JS(void, js_set_ready, (), { window.lab.ready = true; });
+EM_JS(void, js_set_ready, (), {
+    window.lab.ready = true;
+    if (window.labReady) window.labReady();  // index.html: the loader goes
+});
 EM_JS(int, js_canvas_width, (), { return window.labCanvas ? window.labCanvas.width : 1280; });
 EM_JS(int, js_canvas_height, (), { return window.labCanvas ? window.labCanvas.height : 800; });
 EM_JS(double, js_canvas_dpr, (), { return window.labCanvas ? window.labCanvas.dpr : 1; });
+// What glfwSetWindowSize does, minus its quirk: Emscripten's GLFW goes fullscreen
+// when the size asked for equals the screen's (a 1280x800 canvas on a 1280x800
+// screen), which a page may not do without a click.
+EM_JS(void, js_resize_window, (int width, int height), { Browser.setCanvasSize(width, height); });
 
 // A string the page's JavaScript measures and copies (size includes the NUL).
 template <class Size, class Copy>
@@ -168,6 +176,7 @@ void draw_due_frames() {
     for (int i = 0; i < 4 && s.frame_requested && (i == 0 || lab::lab_frame_wanted_in(*s.app) == 0); ++i) {
         emscripten_cancel_animation_frame(s.animation_frame);
         on_animation_frame(0, nullptr);
+        ++s.drawn_by_state;
     }
 }
 
@@ -223,7 +232,7 @@ void begin_frame(lab::LabApp& app) {
     const double dpr = js_canvas_dpr();
     int cw = 0, ch = 0;
     glfwGetWindowSize(s.window, &cw, &ch);
-    if (w > 0 && h > 0 && (w != cw || h != ch)) glfwSetWindowSize(s.window, w, h);
+    if (w > 0 && h > 0 && (w != cw || h != ch)) js_resize_window(w, h);  // GLFW hears it and calls back
     app.ui_scale = static_cast<float>(dpr > 0.5 && dpr < 8 ? dpr : 1.0);
 }
 
@@ -262,9 +271,10 @@ std::string state_json() {
     // settled: no frame is due now (a later one may be: the caret's blink);
     // resting: none at all until an event.
     const bool settled = !s.frame_requested && p.next_in != 0;
-    const json render = {{"drawn", p.drawn}, {"wakes", p.wakes}, {"settled", settled}, {"resting", settled && p.resting},
-                         {"next_in", p.next_in}, {"frame_ms", s.frame_ms}};
-    const json out = {{"scroll", scroll}, {"fields", fields}, {"render", render}};
+    const json render = {{"drawn", p.drawn}, {"drawn_by_state", s.drawn_by_state}, {"wakes", p.wakes},
+                         {"settled", settled}, {"resting", settled && p.resting}, {"next_in", p.next_in},
+                         {"frame_ms", s.frame_ms}};
+    const json out = {{"scroll", scroll}, {"fields", fields}, {"render", render}, {"font_size", ImGui::GetFontSize()}};
     return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -41,9 +41,9 @@ void update_fonts() {
 
 void frame() {
     lab_host::begin_frame(g_app);
-    lab_input::deliver(g_app);
     update_fonts();
     ImGui_ImplGlfw_NewFrame();
+    lab_input::deliver(g_app);
     lab_gpu::begin_frame();
     g_app.gpu_uploads = lab_gpu::stats().uploads;
     g_app.gpu_textures = lab_gpu::stats().textures;

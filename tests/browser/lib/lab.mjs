@@ -5,7 +5,10 @@ import { decodePng, imageStats } from './png.mjs';
 
 export const READY_TIMEOUT = 60000;
 
-/** Navigate and wait until window.lab.ready === true. Returns state(). */
+/**
+ * Navigate, wait until window.lab.ready === true and the first frames have settled
+ * (windows and tables have their final places). Returns state().
+ */
 export async function openLab(t, rel = '') {
   await t.goto(rel);
   await t.waitFor(() => !!(window.lab && window.lab.ready === true), {
@@ -13,7 +16,7 @@ export async function openLab(t, rel = '') {
     interval: 100,
     message: 'window.lab.ready === true',
   });
-  return labState(t.page);
+  return waitSettled(t, { timeout: READY_TIMEOUT, message: 'the page settles after loading' });
 }
 
 /** window.lab.state() as a plain object (JSON round trip, like the contract says). */
