@@ -91,7 +91,7 @@ bool draw(const char* key, unsigned long long version, const float* values, int 
 }  // namespace
 
 bool init(const char* glsl_version) {
-    s.program = lab_gl::link_program(glsl_version, kShader_heatmap_vert, kShader_heatmap_frag, "heatmap");
+    s.program = lab_gl::link_program(glsl_version, kShader_imgui_vert, kShader_heatmap_frag, "heatmap");
     if (!s.program) return false;
     s.loc_proj = glGetUniformLocation(s.program, "ProjMtx");
     s.loc_map = glGetUniformLocation(s.program, "u_map");

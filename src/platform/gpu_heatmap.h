@@ -1,5 +1,5 @@
 // gpu_heatmap.h — Attention Lab platform: heatmaps as float textures (R32F,
-// nearest sampling) coloured by shaders/heatmap_{vert,frag}.glsl, drawn inside
+// nearest sampling) coloured by shaders/heatmap_frag.glsl, drawn inside
 // ImGui's draw lists through a draw callback. Implements app's HeatmapRenderer.
 #pragma once
 #include "app/heatmap.h"
