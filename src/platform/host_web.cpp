@@ -125,10 +125,10 @@ void on_ime_position(int x, int y) { s.ime_x = x, s.ime_y = y; }
 
 // ---- input the host delivers itself ---------------------------------------------
 
-// The wheel, as Dear ImGui 1.86 expects it: notches, + = up / left. The DOM gives
-// + = down / right in pixels (Chrome: 100 a notch, at any devicePixelRatio), lines
-// or pages. (Emscripten's GLFW passes the DOM's pixels on unconverted: one notch
-// down scrolled 100 notches up.)
+// The wheel, as Dear ImGui 1.86 expects it: notches, + = up / left (one notch
+// scrolls 5 lines). The DOM gives + = down / right in CSS pixels (Chromium: 100 a
+// notch), lines (3 a notch) or pages. (Emscripten's GLFW passes the DOM's pixels on
+// unconverted: one notch down scrolled 100 notches up, i.e. to the top.)
 EM_BOOL on_wheel(int, const EmscriptenWheelEvent* e, void*) {
     double notches_per_unit = 1.0 / 100.0;
     if (e->deltaMode == DOM_DELTA_LINE) notches_per_unit = 1.0 / 3.0;
