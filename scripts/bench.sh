@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh — prints Attention Lab's performance figures (nothing passes or fails on
-# speed): the native and wasm benchmarks against PyTorch in the same run, and the
-# page in headless Chromium (frame times, first interactive frame, transfer size).
+# speed): the native and wasm benchmarks against PyTorch in the same run, the page in
+# headless Chromium (idle frames and main-thread share, main-thread ms per frame at Tiny
+# and Paper base, first interactive frame, transfer size) and the idle desktop app.
 #   scripts/bench.sh            (after scripts/test.sh or the two builds)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,3 +26,6 @@ server=$!
 trap 'kill $server 2>/dev/null' EXIT
 sleep 0.5
 (cd "$here/tests/browser" && node bench.mjs --url "http://127.0.0.1:$port/" --page "$here/build/web/page")
+echo
+echo "== desktop app"
+python3 "$here/tests/bench/desktop_idle.py" "$here/build/native/attention_lab"

@@ -1,16 +1,42 @@
-// lab_bridge.js — Attention Lab web glue (linked with --post-js): the page's test
-// and automation API, and config files dropped on the page.
-//   window.lab.ready    true after the first rendered frame (set from C++)
-//   window.lab.state()  what is on screen, as an object (see README)
+// lab_bridge.js — Attention Lab web host, its JavaScript half (linked with --post-js;
+// the C++ half is src/platform/host_web.cpp): window.lab, frames on demand, text
+// input and paste, downloads and the clipboard, the Chinese font, dropped config files.
+//   window.lab.ready          true after the first rendered frame (set from C++)
+//   window.lab.state()        what is on screen, as an object (see README)
+//   window.lab.wake(n)        draw n frames (default: a few), e.g. after changing the page
 //   window.lab.lastSave / lastCopy   the last export saved / text copied
 //   window.lab.loadCjkFont()  called by the app the first time it needs Chinese
 (function () {
   var lab = window.lab || (window.lab = {});
   lab.ready = false;
 
-  // The Chinese font is a separate file of the page, fetched only for 中文 (or
-  // CJK tokens). When the link or the browser asks for Chinese it is fetched
-  // right away, in parallel with the first frames.
+  // ---- frames on demand ------------------------------------------------------
+  // The page draws only when something may have changed. GLFW's own callbacks wake
+  // it for keys and the pointer; these listeners cover everything else that changes
+  // what is shown: text and paste, focus, resize and devicePixelRatio (index.html
+  // calls lab.wake), the URL hash, the page becoming visible again.
+  lab.wake = function (frames) {
+    if (Module.calledRun) Module._lab_wake(frames | 0);
+  };
+  function wakeSoon() { lab.wake(0); }
+  ['keydown', 'keyup', 'mousedown', 'mouseup', 'mousemove', 'touchstart', 'touchmove', 'touchend',
+   'focus', 'blur', 'resize', 'hashchange', 'popstate', 'compositionstart', 'compositionupdate',
+   'compositionend', 'input', 'paste', 'copy', 'cut'].forEach(function (type) {
+    window.addEventListener(type, wakeSoon, { capture: true, passive: true });
+  });
+  document.addEventListener('visibilitychange', wakeSoon);
+
+  lab.state = function () {
+    var s = JSON.parse(UTF8ToString(Module._lab_state_json()));
+    var host = JSON.parse(UTF8ToString(Module._lab_host_state_json()));
+    for (var key in host) s[key] = host[key];
+    return s;
+  };
+
+  // ---- the Chinese font --------------------------------------------------------
+  // A separate file of the page, fetched only for 中文 (or CJK tokens). When the link
+  // or the browser asks for Chinese it is fetched right away, in parallel with the
+  // first frames.
   var CJK_FONT_URL = 'lab_cjk.otf';
   var fontPromise = null;
   function fetchCjkFont() {
@@ -35,16 +61,33 @@
       Module.ccall('lab_font_arrived', null, ['number', 'string'], [0, String(e && e.message || e)]);
     });
   };
-  lab.state = function () {
-    return JSON.parse(UTF8ToString(Module._lab_state_json()));
+
+  // ---- downloads and the clipboard ---------------------------------------------
+  lab.saveFile = function (name, data, mime) {
+    var a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([data], { type: mime }));
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+    lab.lastSave = { name: name, size: data.length };
+  };
+  // remember: an export ("Copy as prompt", "Copy link"), reported as lab.lastCopy;
+  // otherwise a copy or cut in a text field.
+  lab.copyText = function (text, remember) {
+    if (remember) lab.lastCopy = text;
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(wakeSoon, function (e) { console.warn('clipboard: ' + e); });
+    }
   };
 
-  // Typing Chinese: an input method composes text in an editable element, and a
-  // canvas is not one. While an ImGui text field is active (lab.textInput, called
-  // every frame from C++) a hidden textarea at the caret has the focus; what it
-  // receives without a keypress (IME commits, pastes, insertText) goes to ImGui.
-  // Ordinary keys still reach ImGui through GLFW's window listeners, so the
-  // textarea ignores text that a keypress already delivered.
+  // ---- typing Chinese, and paste -------------------------------------------------
+  // An input method composes text in an editable element, and a canvas is not one.
+  // While an ImGui text field is active (lab.textInput, called every frame from C++)
+  // a hidden textarea at the caret has the focus; what it receives without a
+  // keypress (IME commits, insertText) goes to ImGui. Ordinary keys still reach ImGui
+  // through GLFW's window listeners, so the textarea ignores text that a keypress
+  // already delivered.
   var ime = document.createElement('textarea');
   ime.id = 'lab-text-input';
   ime.setAttribute('aria-label', 'text input');
@@ -71,9 +114,17 @@
   ime.addEventListener('input', function (e) {
     if (e.isComposing || e.inputType === 'insertCompositionText' || justComposed) return;
     if (e.inputType === 'insertText' && sawKeypress) sawKeypress = false;  // GLFW has it already
-    else if (/^insert(Text|FromPaste|FromDrop|ReplacementText)$/.test(e.inputType)) sendText(e.data != null ? e.data : ime.value);
+    else if (/^insert(Text|FromDrop|ReplacementText)$/.test(e.inputType)) sendText(e.data != null ? e.data : ime.value);
     ime.value = '';
   });
+  // The browser reads the clipboard only for a paste event (Ctrl+V, Shift+Insert,
+  // a menu): its text goes to the app, which pastes it into the active field (the
+  // C++ half decides between ImGui's paste shortcut and typing it).
+  window.addEventListener('paste', function (e) {
+    if (!e.clipboardData) return;
+    e.preventDefault();
+    Module.ccall('lab_paste', null, ['string'], [e.clipboardData.getData('text/plain')]);
+  }, true);
   // A click on the canvas moves the focus there; ImGui decides over the next
   // frames whether a field became active, so the textarea waits for that.
   (Module.canvas || document).addEventListener('mousedown', function () { settleFrames = 2; }, true);
@@ -93,9 +144,10 @@
     wasActive = !!active;
   };
 
-  // Drop a JSON or TOML config on the page: its bytes (NUL and invalid UTF-8
-  // included, so binary files are recognised) go to the app, which reports
-  // problems in the setup panel. Files over the limit are refused unread.
+  // ---- config files dropped on the page ------------------------------------------
+  // Their bytes (NUL and invalid UTF-8 included, so binary files are recognised) go
+  // to the app, which reports problems in the setup panel. Files over the limit are
+  // refused unread.
   var MAX_CONFIG_BYTES = 1 << 20;
   var target = Module.canvas || document;
   function load(name, bytes, size) {

@@ -144,6 +144,15 @@ void lab_recompute(LabApp& app) {
     app.hover = HoverCell{};
 }
 
+double lab_frame_wanted_in(const LabApp& app) {
+    const bool results_stale = app.experiment >= 0 && (app.results.generation != app.generation ||
+                                                       app.results.computed_for != app.experiment);
+    const bool font_to_request = app.fonts.cjk == FontLoad::None && lab_wants_cjk_font(app);
+    if (app.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.open_experiment_menu)
+        return 0.0;
+    return -1.0;
+}
+
 void lab_set_language(LabApp& app, Lang lang) {
     app.lang = lang;
     show_language(app);  // at once when it can be drawn, so state() never mixes the two

@@ -134,6 +134,12 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash);
 // Applies a JSON or TOML config file's text (name decides the format, "" sniffs);
 // problems become notes naming the key, the view keeps the last good trace.
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text);
+// When the app needs another frame although no input arrived: 0 = at once (a
+// recompute or experiment results to show, queued keys, the experiments menu to
+// open, the Chinese font to ask the host for; work in progress such as training
+// reports here too), > 0 = in that many seconds, < 0 = not until something happens. The host draws no frames otherwise:
+// the page rests while nothing changes.
+double lab_frame_wanted_in(const LabApp& app);
 // Chooses the interface language. Every text is rebuilt in it (trace, checks, notes,
 // experiments) as soon as it can be drawn: Chinese waits for the CJK font.
 void lab_set_language(LabApp& app, Lang lang);

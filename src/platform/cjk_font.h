@@ -1,15 +1,24 @@
-// cjk_font.h — Attention Lab platform: loads the Chinese font (lab_cjk.otf) the
+// cjk_font.h — Attention Lab platform: the Chinese font (lab_cjk.otf), loaded the
 // first time the app wants it (lab_wants_cjk_font), so the English page never
-// downloads it. Web: fetched from the page's own folder (web/lab_bridge.js);
-// native: read from the build folder or next to the executable.
+// downloads it. The host reads the bytes — the page fetches them from its own
+// folder, the desktop app reads them from the build folder or next to itself —
+// into buffer() and reports arrived(); the next frame rebuilds the font atlas.
 #pragma once
+#include <cstddef>
+#include <string>
+
 #include "app/lab_app.h"
 #include "app/ui_style.h"
 
 namespace lab_font {
 
-// Call once per frame before building fonts: starts loading when wanted.
-void update(lab::LabApp& app);
+// Once per frame, before building fonts: true once, when the app first wants the
+// font (it is then Loading): the host starts reading it.
+bool wanted_now(lab::LabApp& app);
+// The host: room for the file's bytes, filled before arrived(true, "").
+unsigned char* buffer(size_t size);
+// The bytes are in buffer() (ok), or could not be read (error says why).
+void arrived(bool ok, const std::string& error);
 // True once after the bytes arrived (or failed): rebuild the font atlas now.
 bool take_arrival();
 // The loaded bytes (data == nullptr until they are here).
@@ -17,7 +26,5 @@ lab::CjkFontBytes bytes();
 // After the atlas was rebuilt because the bytes arrived: the font is Ready (glyph
 // count, time from request to atlas).
 void finish(lab::LabApp& app, int glyphs);
-// Native: where to look besides the build folder (the executable's directory).
-void set_search_dir(const char* argv0);
 
 }  // namespace lab_font

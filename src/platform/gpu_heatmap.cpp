@@ -2,25 +2,19 @@
 //
 // Each visible tensor slice is uploaded once per recompute (key + version) as an
 // R32F texture. Drawing adds three commands to the window's draw list: a callback
-// that switches to the heatmap program, the image quad, and ImGui's reset callback
-// so the backend restores its own program for everything after it.
+// that switches to the heatmap program (lab_gl's tracked state; the vertex layout is
+// ImGui's), the image quad, and ImGui's reset callback, which switches back.
 #include "gpu_heatmap.h"
 
 #include <imgui.h>
 
-#include <cstdio>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <unordered_map>
 
-#ifdef __EMSCRIPTEN__
-#include <GLES3/gl3.h>
-#else
-#define GL_GLEXT_PROTOTYPES 1
-#include <GL/gl.h>
-#include <GL/glext.h>
-#endif
-
+#include "gl_api.h"
+#include "gl_renderer.h"
 #include "lab_shaders.h"
 
 namespace lab_gpu {
@@ -41,7 +35,7 @@ struct DrawParams {
 
 struct State {
     GLuint program = 0;
-    GLint loc_proj = -1, loc_tex = -1, loc_map = -1, loc_lo = -1, loc_hi = -1;
+    GLint loc_proj = -1, loc_map = -1, loc_lo = -1, loc_hi = -1;
     GLint max_texture = 0;
     long frame = 0;
     std::unordered_map<std::string, Texture> textures;
@@ -52,44 +46,14 @@ State s;
 
 constexpr long kEvictAfterFrames = 180;
 
-GLuint compile(GLenum type, const std::string& source) {
-    const GLuint sh = glCreateShader(type);
-    const char* src = source.c_str();
-    glShaderSource(sh, 1, &src, nullptr);
-    glCompileShader(sh);
-    GLint ok = 0;
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[1024] = {};
-        glGetShaderInfoLog(sh, sizeof log, nullptr, log);
-        std::fprintf(stderr, "heatmap shader: %s\n", log);
-        glDeleteShader(sh);
-        return 0;
-    }
-    return sh;
-}
-
-// Runs inside ImGui_ImplOpenGL3_RenderDrawData, before the image quad is drawn.
+// Runs inside lab_gl::render, before the image quad is drawn.
 void use_heatmap_program(const ImDrawList*, const ImDrawCmd* cmd) {
     const DrawParams& p = *static_cast<const DrawParams*>(cmd->UserCallbackData);
-    const ImDrawData* dd = ImGui::GetDrawData();
-    const float L = dd->DisplayPos.x, R = dd->DisplayPos.x + dd->DisplaySize.x;
-    const float T = dd->DisplayPos.y, B = dd->DisplayPos.y + dd->DisplaySize.y;
-    const float ortho[16] = {2.0f / (R - L), 0, 0, 0, 0, 2.0f / (T - B), 0, 0, 0, 0, -1.0f, 0,
-                             (R + L) / (L - R), (T + B) / (B - T), 0, 1.0f};
-    glUseProgram(s.program);
-    glUniformMatrix4fv(s.loc_proj, 1, GL_FALSE, ortho);
-    glUniform1i(s.loc_tex, 0);
+    lab_gl::use_program(s.program);
+    glUniformMatrix4fv(s.loc_proj, 1, GL_FALSE, lab_gl::projection());
     glUniform1i(s.loc_map, p.map);
     glUniform1f(s.loc_lo, p.lo);
     glUniform1f(s.loc_hi, p.hi);
-    // The backend's vertex buffer is bound; point our fixed locations at ImDrawVert.
-    glEnableVertexAttribArray(0);
-    glEnableVertexAttribArray(1);
-    glEnableVertexAttribArray(2);
-    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(ImDrawVert), (void*)IM_OFFSETOF(ImDrawVert, pos));
-    glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, sizeof(ImDrawVert), (void*)IM_OFFSETOF(ImDrawVert, uv));
-    glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(ImDrawVert), (void*)IM_OFFSETOF(ImDrawVert, col));
 }
 
 Texture* upload(const char* key, unsigned long long version, const float* values, int rows, int cols, int row_stride) {
@@ -97,7 +61,7 @@ Texture* upload(const char* key, unsigned long long version, const float* values
     t.last_used = s.frame;
     if (t.id && t.version == version && t.rows == rows && t.cols == cols) return &t;
     if (!t.id) glGenTextures(1, &t.id);
-    glBindTexture(GL_TEXTURE_2D, t.id);
+    lab_gl::bind_texture(t.id);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -127,30 +91,15 @@ bool draw(const char* key, unsigned long long version, const float* values, int 
 }  // namespace
 
 bool init(const char* glsl_version) {
-    const std::string head = std::string(glsl_version) + "\n";
-    const GLuint vs = compile(GL_VERTEX_SHADER, head + kShader_heatmap_vert);
-    const GLuint fs = compile(GL_FRAGMENT_SHADER, head + kShader_heatmap_frag);
-    if (!vs || !fs) return false;
-    s.program = glCreateProgram();
-    glAttachShader(s.program, vs);
-    glAttachShader(s.program, fs);
-    glLinkProgram(s.program);
-    glDeleteShader(vs);
-    glDeleteShader(fs);
-    GLint ok = 0;
-    glGetProgramiv(s.program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        std::fprintf(stderr, "heatmap program failed to link\n");
-        glDeleteProgram(s.program);
-        s.program = 0;
-        return false;
-    }
+    s.program = lab_gl::link_program(glsl_version, kShader_imgui_vert, kShader_heatmap_frag, "heatmap");
+    if (!s.program) return false;
     s.loc_proj = glGetUniformLocation(s.program, "ProjMtx");
-    s.loc_tex = glGetUniformLocation(s.program, "Texture");
     s.loc_map = glGetUniformLocation(s.program, "u_map");
     s.loc_lo = glGetUniformLocation(s.program, "u_lo");
     s.loc_hi = glGetUniformLocation(s.program, "u_hi");
-    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &s.max_texture);
+    lab_gl::use_program(s.program);
+    glUniform1i(glGetUniformLocation(s.program, "Texture"), 0);
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &s.max_texture);  // once, at start-up
     return true;
 }
 
@@ -159,7 +108,7 @@ void begin_frame() {
     s.params.clear();
     for (auto it = s.textures.begin(); it != s.textures.end();) {
         if (s.frame - it->second.last_used > kEvictAfterFrames) {
-            glDeleteTextures(1, &it->second.id);
+            lab_gl::delete_texture(it->second.id);
             it = s.textures.erase(it);
         } else {
             ++it;
@@ -169,7 +118,7 @@ void begin_frame() {
 }
 
 void shutdown() {
-    for (auto& kv : s.textures) glDeleteTextures(1, &kv.second.id);
+    for (auto& kv : s.textures) lab_gl::delete_texture(kv.second.id);
     s.textures.clear();
     if (s.program) glDeleteProgram(s.program);
     s.program = 0;

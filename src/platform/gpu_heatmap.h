@@ -1,14 +1,14 @@
 // gpu_heatmap.h — Attention Lab platform: heatmaps as float textures (R32F,
-// nearest sampling) coloured by shaders/heatmap_{vert,frag}.glsl, drawn inside
+// nearest sampling) coloured by shaders/heatmap_frag.glsl, drawn inside
 // ImGui's draw lists through a draw callback. Implements app's HeatmapRenderer.
 #pragma once
 #include "app/heatmap.h"
 
 namespace lab_gpu {
 
-// glsl_version: "#version 300 es" (WebGL2) or "#version 330 core"; after the GL
-// context and ImGui's OpenGL3 backend exist. Returns false if the shaders failed
-// (the app then keeps drawing heatmaps on the CPU).
+// glsl_version: "#version 300 es" (WebGL2) or "#version 330 core"; after
+// lab_gl::init. Returns false if the shaders failed (the app then keeps drawing
+// heatmaps on the CPU).
 bool init(const char* glsl_version);
 void begin_frame();  // frees textures unused for a while; call before the app draws
 void shutdown();

@@ -1,7 +1,7 @@
 // Scale tests: heatmaps are GPU textures, long sequences display, and the hover
 // still finds the exact cell when thousands of cells share one texture.
 import { test, assert } from './lib/harness.mjs';
-import { openLab, waitForState, findHeatmap, screenshotNotBlank, parkMouse, note } from './lib/lab.mjs';
+import { openLab, waitForState, waitFrames, findHeatmap, screenshotNotBlank, parkMouse, note } from './lib/lab.mjs';
 
 const T = 20000;  // one trace at L = 1024 takes a while in software
 
@@ -12,7 +12,7 @@ test('scale: heatmaps are float textures on the GPU', async (t) => {
   assert(ready.gpu.enabled === true, `GPU heatmaps are off: ${JSON.stringify(ready.gpu)}`);
   assert(ready.gpu.uploads >= 16 && ready.gpu.textures >= 16, `textures: ${JSON.stringify(ready.gpu)}`);
   // Nothing changed: the next frames draw from the same textures, no re-upload.
-  const later = await waitForState(t, (x) => x.frame >= ready.frame + 5, { timeout: T, message: '5 more frames' });
+  const later = await waitFrames(t, 5, { timeout: T });
   assert(later.gpu.uploads === ready.gpu.uploads, `re-uploaded without a change: ${ready.gpu.uploads} -> ${later.gpu.uploads}`);
   note(t, `gpu: ${JSON.stringify(later.gpu)}, config ${s.config.d_model}/${s.config.heads}`);
 });

@@ -74,11 +74,23 @@ function checkStageShapes(s) {
 const stageIs = (id) => (s) => s.stage.id === id;
 const pressTo = (t, key, id) => pressUntil(t, key, stageIs(id), { timeout: T, message: `${key} -> stage ${id}` });
 
-/** Frames per second from state().frame over a window of ms. */
+/**
+ * Frames per second from state().frame over a window of ms while the mouse moves
+ * over the stage view's heatmaps (the page draws only when something changes, so
+ * the figure is how fast it answers a user, not how fast an idle loop spins).
+ */
 async function measureFps(t, ms) {
-  const f0 = (await labState(t.page)).frame;
+  const s = await labState(t.page);
+  const maps = s.heatmaps;
+  assert(maps.length > 0, 'no heatmaps to move the mouse over');
+  const x0 = Math.min(...maps.map((h) => h.x)), x1 = Math.max(...maps.map((h) => h.x + h.cols * h.cell_w));
+  const y0 = Math.min(...maps.map((h) => h.y)), y1 = Math.max(...maps.map((h) => h.y + h.rows * h.cell_h));
+  const f0 = s.frame;
   const t0 = Date.now();
-  await new Promise((r) => setTimeout(r, ms));
+  for (let i = 0; Date.now() - t0 < ms; i++) {
+    await t.page.mouse.move(x0 + (x1 - x0) * ((i * 13) % 100) / 100, y0 + (y1 - y0) * ((i * 7) % 100) / 100);
+    await new Promise((r) => setTimeout(r, 10));
+  }
   const f1 = (await labState(t.page)).frame;
   return (f1 - f0) / ((Date.now() - t0) / 1000);
 }
@@ -233,14 +245,14 @@ test('stepper: Paper base preset, all heads, frame rate', async (t) => {
   await parkMouse(t);
   await screenshotNotBlank(t, 'paper-base-all-heads.png');
 
-  // Frame loop speed with 8 heatmaps of 10x10 on screen: best of up to three
+  // Frame rate while the mouse moves over 8 heatmaps of 10x10: best of up to three
   // 2 s windows, so a burst of load on a shared machine does not decide alone.
   const rates = [];
   for (let i = 0; i < 3 && !(Math.max(...rates) > MIN_FPS); i++) rates.push(await measureFps(t, 2000));
   const fps = Math.max(...rates);
   note(t, `paper base, all heads: ${rates.map((r) => r.toFixed(1)).join(', ')} frames/s over 2 s windows; ` +
     `default config ${baseline.toFixed(1)} frames/s; recompute ${s.recompute_ms} ms; load average ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} CPUs`);
-  assert(fps > 0.5, `frame loop stalled: best ${fps.toFixed(1)} frames/s`);
+  assert(fps > 0.5, `the page does not answer the mouse: best ${fps.toFixed(1)} frames/s`);
 });
 
 /** "... = a·b + c·d + ... = total" from a score hover text: the products' sum and the total. */

@@ -5,7 +5,10 @@ import { decodePng, imageStats } from './png.mjs';
 
 export const READY_TIMEOUT = 60000;
 
-/** Navigate and wait until window.lab.ready === true. Returns state(). */
+/**
+ * Navigate, wait until window.lab.ready === true and the first frames have settled
+ * (windows and tables have their final places). Returns state().
+ */
 export async function openLab(t, rel = '') {
   await t.goto(rel);
   await t.waitFor(() => !!(window.lab && window.lab.ready === true), {
@@ -13,7 +16,7 @@ export async function openLab(t, rel = '') {
     interval: 100,
     message: 'window.lab.ready === true',
   });
-  return labState(t.page);
+  return waitSettled(t, { timeout: READY_TIMEOUT, message: 'the page settles after loading' });
 }
 
 /** window.lab.state() as a plain object (JSON round trip, like the contract says). */
@@ -103,10 +106,22 @@ export async function parkMouse(t) {
   await t.page.mouse.move(vp.width - 4, vp.height - 4);
 }
 
-/** Wait until at least n more frames have been rendered. Returns that state. */
+/**
+ * Let n more frames render, and return the state after them. The page draws only
+ * when something changes (input, a resize, the test API), so this asks for the
+ * frames (window.lab.wake) instead of waiting for a loop that may be resting.
+ */
 export async function waitFrames(t, n = 2, { timeout = 5000 } = {}) {
-  const f0 = (await labState(t.page)).frame;
+  const f0 = await t.page.evaluate((n) => { const f = window.lab.state().frame; window.lab.wake(n); return f; }, n);
   return waitForState(t, (s) => s.frame >= f0 + n, { timeout, message: `${n} more frames after frame ${f0}` });
+}
+
+/**
+ * Wait until the page has finished reacting (no frame is due: ImGui has settled after
+ * the last input and the app has nothing to show). Returns that state.
+ */
+export async function waitSettled(t, { timeout = 5000, message = 'the page settles' } = {}) {
+  return waitForState(t, (s) => s.render && s.render.settled, { timeout, message });
 }
 
 /**
@@ -283,7 +298,7 @@ export async function dropFile(t, name, content, { selector = '#canvas' } = {}) 
 
 /**
  * state().layout[key] once it has stayed the same over `frames` consecutive
- * rendered frames. ImGui hides a popup for its first frame after opening and
+ * rendered frames (asked for one by one: the page may be resting). ImGui hides a popup for its first frame after opening and
  * may move it (clamped to the screen) once its size is known: a rect read in
  * that first frame can point where the entry is not.
  */
@@ -300,6 +315,7 @@ export async function stableRect(t, key, { frames = 2, timeout = 5000 } = {}) {
       prevFrame = s.frame;
       if (seen >= frames && r.w > 0 && r.h > 0) return r;
     }
+    await t.page.evaluate(() => window.lab.wake(1));  // the page may rest: ask for the next frame
     if (Date.now() >= deadline) throw new Error(`layout rect "${key}" not stable over ${frames} frames within ${timeout / 1000} s (last: ${JSON.stringify(r)})`);
     await new Promise((res) => setTimeout(res, 20));
   }
