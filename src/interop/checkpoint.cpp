@@ -119,7 +119,7 @@ std::string checkpoint_dir_problem(const std::string& dir) {
     return "";
 }
 
-bool write_checkpoint(const std::string& dir, const Trainer& t, const CheckpointRecord& record, CheckpointParts parts,
+bool write_checkpoint(const std::string& dir, Trainer& t, const CheckpointRecord& record, CheckpointParts parts,
                       std::string* error) {
     const int S = t.steps_done(), B = t.config().batch;
     const bool all = parts == CheckpointParts::All;
@@ -133,6 +133,14 @@ bool write_checkpoint(const std::string& dir, const Trainer& t, const Checkpoint
     if (!write_params(dir + "/init", t, record.init_params, error)) return false;
     if (!record.grad1.empty() && !write_params(dir + "/grad1", t, record.grad1, error)) return false;
     const TaskSpec& spec = t.task();
+    if (S > 0) {
+        const size_t first_src = static_cast<size_t>(B) * spec.src_len(), first_dec = static_cast<size_t>(B) * spec.dec_len();
+        const std::vector<int32_t> src(record.src.begin(), record.src.begin() + first_src);
+        const std::vector<int32_t> dec_in(record.dec_in.begin(), record.dec_in.begin() + first_dec);
+        const std::vector<float> logits = t.logits(src, dec_in, B);
+        if (!write_file(dir + "/logits.npy", npy_f32({B, spec.dec_len(), t.layout().shape.vocab_out}, logits.data()), error))
+            return false;
+    }
     const std::string b = dir + "/batches/";
     if (spec.model() == ModelKind::EncoderDecoder)
         return write_file(b + "src.npy", npy_i64(S, B, spec.src_len(), record.src), error) &&

@@ -11,6 +11,7 @@
 //                   (encoder–decoder) or tokens, targets, loss_mask (decoder-only)
 //   loss.npy (S,)   the loss before each update;  lr.npy (S,) the rate of each step (float32)
 //   grad1/NAME.npy  every parameter's gradient at step 1 (float32)
+//   logits.npy      (B, dec_len, vocab_out) the final parameters' logits on step 1's batch
 // "final" checkpoints (the shipped ones) hold manifest.json, final/, loss.npy and lr.npy.
 // Every file is a function of the config alone: the bytes repeat when the arithmetic
 // does (see README: the wasm build).
@@ -38,7 +39,7 @@ struct CheckpointRecord {
 
 std::string checkpoint_manifest(const Trainer& t);
 // Writes the folder (created, or an existing empty one). False with a message on I/O failure.
-bool write_checkpoint(const std::string& dir, const Trainer& t, const CheckpointRecord& record, CheckpointParts parts,
+bool write_checkpoint(const std::string& dir, Trainer& t, const CheckpointRecord& record, CheckpointParts parts,
                       std::string* error);
 // Why dir cannot receive a checkpoint ("" when it can): a file, or a folder that is not empty.
 std::string checkpoint_dir_problem(const std::string& dir);

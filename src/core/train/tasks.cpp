@@ -28,14 +28,12 @@ void task_example(int32_t* src, int32_t* dec_in, int32_t* dec_out, uint8_t* loss
                   const TaskSpec& spec) {
     const int L = spec.length;
     if (spec.model() == ModelKind::DecoderOnly) {
-        // s, f[0 … g−1], s, f[g … G−1], shifted by one between input and target.
+        // s, g BOS, s, G − g BOS, shifted by one between input and target.
         const int G = spec.gap, g = G > 0 ? draws[L] : 0, total = 2 * L + G;
-        const int32_t* filler = draws + L + 1;
         auto token = [&](int i) {
             if (i < L) return draws[i];
-            if (i < L + g) return filler[i - L];
-            if (i < 2 * L + g) return draws[i - L - g];
-            return filler[i - 2 * L];
+            if (i >= L + g && i < 2 * L + g) return draws[i - L - g];
+            return static_cast<int32_t>(spec.bos());
         };
         const int first_counted = L + g + (G > 0 ? 1 : 0);  // token index of the first counted target
         for (int p = 0; p < total - 1; ++p) {
@@ -63,13 +61,22 @@ uint64_t sequence_hash(const int32_t* draws, int count) {
 int HeldOut::count() const { return static_cast<int>(hashes.size()); }
 
 namespace {
-// L symbols, then (induction with a gap) g in [0, G] and G filler symbols.
+// L symbols (distinct for induction), then (induction with a gap) g in [0, G].
 void draw_example(Rng& rng, int32_t* out, const TaskSpec& spec) {
     auto below = [&](int n) { return static_cast<int32_t>(rng.next_u64() % static_cast<uint64_t>(n)); };
-    for (int i = 0; i < spec.length; ++i) out[i] = below(spec.vocab);
-    if (spec.draws() == spec.length) return;
-    out[spec.length] = below(spec.gap + 1);
-    for (int i = 0; i < spec.gap; ++i) out[spec.length + 1 + i] = below(spec.vocab);
+    if (spec.model() == ModelKind::EncoderDecoder) {
+        for (int i = 0; i < spec.length; ++i) out[i] = below(spec.vocab);
+        return;
+    }
+    // Draw from the pool of unused symbols; the last unused one fills the hole.
+    int32_t pool[kMaxTaskVocab];
+    for (int v = 0; v < spec.vocab; ++v) pool[v] = v;
+    for (int i = 0; i < spec.length; ++i) {
+        const int remaining = spec.vocab - i, j = below(remaining);
+        out[i] = pool[j];
+        pool[j] = pool[remaining - 1];
+    }
+    if (spec.gap > 0) out[spec.length] = below(spec.gap + 1);
 }
 }  // namespace
 

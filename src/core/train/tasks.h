@@ -5,20 +5,22 @@
 //   copy / reverse / sort (encoder–decoder), draws = L symbols s:
 //     target t = s, reversed s or sorted s; src = s (L), dec_in = BOS, t[0 … L−2] (L),
 //     dec_out = t (L); every position counts.
-//   induction (decoder-only), draws = L symbols s (and, when gap G > 0, a gap g in
-//   [0, G] and G filler symbols f): the tokens are s, f[0 … g−1], s, f[g … G−1]
-//   (2L + G of them); dec_in = all but the last, dec_out = all but the first (the
-//   next token at each position); loss_mask is 1 where the target lies in the repeat.
-//   With G = 0 this is s s (2L tokens) and the loss covers the whole repeat; with a
-//   gap the repeat's first token cannot be known (g is random) and is not counted.
-//   A fixed offset (G = 0) lets one layer copy by position (attend L−1 back); a random
-//   gap leaves only the induction mechanism (previous-token head + copying head),
-//   which needs two layers.
+//   induction (decoder-only), draws = L distinct symbols s (V >= L) and, when the
+//   largest gap G > 0, a gap g in [0, G]: the tokens are s, g BOS, s, G − g BOS
+//   (2L + G of them; BOS fills the gap and is never a target); dec_in = all but the
+//   last, dec_out = all but the first (the next token at each position); loss_mask is
+//   1 where the target lies in the repeat. With G = 0 this is s s (2L tokens) and the
+//   loss covers the whole repeat; with a gap the repeat's first token cannot be known
+//   (g is random) and is not counted. A fixed offset (G = 0) lets one layer copy by
+//   position (attend L − 1 back); a random gap leaves the induction mechanism (a
+//   previous-token head feeding a copying head: two layers). Distinct symbols keep
+//   "the token after the earlier occurrence" unambiguous.
 // Greedy decoding generates the positions whose loss_mask is 1 (all positions for
 // encoder–decoder), feeding each prediction back as the next input; everything before
 // them is the prompt.
 //
-// Random numbers are integers only (SplitMix64, value = next_u64() mod n), so the
+// Random numbers are integers only (SplitMix64, value = next_u64() mod n; distinct
+// symbols by drawing from the shrinking pool of unused ones), so the
 // same seed gives the same batches natively and in wasm; tests/fixtures/
 // gen_train_fixtures.py reimplements them independently in Python.
 //
@@ -37,6 +39,7 @@
 namespace lab {
 
 enum class TaskKind { Copy, Reverse, Sort, Induction };
+constexpr int kMaxTaskVocab = 64;  // symbols; validate_train_config keeps vocab within it
 
 const char* task_name(TaskKind task);  // "copy" | "reverse" | "sort" | "induction"
 bool parse_task(const std::string& name, TaskKind* out);
@@ -50,7 +53,7 @@ struct TaskSpec {
     ModelKind model() const { return kind == TaskKind::Induction ? ModelKind::DecoderOnly : ModelKind::EncoderDecoder; }
     int src_len() const { return model() == ModelKind::EncoderDecoder ? length : 0; }
     int dec_len() const { return model() == ModelKind::EncoderDecoder ? length : 2 * length + gap - 1; }
-    int draws() const { return model() == ModelKind::DecoderOnly && gap > 0 ? length + 1 + gap : length; }
+    int draws() const { return model() == ModelKind::DecoderOnly && gap > 0 ? length + 1 : length; }
     int bos() const { return vocab; }
 };
 

@@ -67,7 +67,7 @@ std::vector<ConfigError> validate_train_config(const TrainConfig& c) {
     range("d_model", c.d_model, 1, 256);
     range("heads", c.heads, 1, 64);
     range("d_ff", c.d_ff, 1, 1024);
-    range("vocab", c.vocab, 2, 64);
+    range("vocab", c.vocab, 2, kMaxTaskVocab);
     range("length", c.length, 2, 64);
     range("gap", c.gap, 0, 64);
     if (c.gap > 0 && c.task != TaskKind::Induction)
@@ -91,6 +91,9 @@ std::vector<ConfigError> validate_train_config(const TrainConfig& c) {
         errors.push_back({"heads", "d_model=" + std::to_string(c.d_model) + " is not divisible by heads=" +
                                        std::to_string(c.heads) + " (valid heads: " + valid + ")"});
     }
+    if (c.task == TaskKind::Induction && c.vocab < c.length)
+        errors.push_back({"vocab", "induction draws length=" + std::to_string(c.length) + " distinct symbols: vocab=" +
+                                       std::to_string(c.vocab) + " must be at least length"});
     // Held-out sequences must be distinct and leave most sequences for training.
     const double needed = 4.0 * c.eval_size;
     if (sequence_space(c.vocab, c.length, needed) < needed)

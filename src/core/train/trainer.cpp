@@ -180,6 +180,27 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
     return r;
 }
 
+std::vector<float> Trainer::logits(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in, int B) {
+    const size_t S = static_cast<size_t>(spec_.src_len()), D = static_cast<size_t>(spec_.dec_len());
+    const size_t V = static_cast<size_t>(layout_.shape.vocab_out);
+    std::vector<float> out;
+    if (!ready_ || src.size() < B * S || dec_in.size() < B * D) return out;
+    Workspace<float>& ws = eval_ws_;
+    ws.head_keep.clear();
+    for (int start = 0; start < B; start += ws.batch) {
+        const int n = std::min(ws.batch, B - start);
+        for (int b = 0; b < ws.batch; ++b) {  // a short last chunk repeats its last example
+            const size_t from = static_cast<size_t>(start + std::min(b, n - 1));
+            std::copy(src.begin() + from * S, src.begin() + (from + 1) * S, ws.src.begin() + b * S);
+            std::copy(dec_in.begin() + from * D, dec_in.begin() + (from + 1) * D, ws.dec_in.begin() + b * D);
+        }
+        if (layout_.shape.kind == ModelKind::EncoderDecoder) model_encode(ws, layout_, params_.data());
+        model_decode(ws, layout_, params_.data(), ws.dec_len);
+        out.insert(out.end(), ws.logits.x, ws.logits.x + n * D * V);
+    }
+    return out;
+}
+
 Sample Trainer::sample_from_draws(const std::vector<int32_t>& draws) const {
     Sample s;
     s.draws = draws;

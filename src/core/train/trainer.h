@@ -126,6 +126,9 @@ public:
     const std::vector<float>& params() const { return params_; }
     const std::vector<float>& grads() const { return grads_; }      // the last step's
     const Workspace<float>& batch() const { return train_ws_; }      // the last step's batch and activations
+    // The logits (B, dec_len, vocab_out) of the current parameters for B examples given
+    // as src (B, src_len; empty for decoder-only) and dec_in (B, dec_len).
+    std::vector<float> logits(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in, int B);
     TrainStats stats() const;
 
     // A parameter from PyTorch's layout (a checkpoint's .npy); false with a message
