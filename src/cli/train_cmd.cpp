@@ -31,11 +31,11 @@ namespace {
 
 std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
 
-bool parse_whole(const std::string& text, long lo, long hi, long* out) {
+bool parse_whole(const std::string& text, long long lo, long long hi, long long* out) {
     if (text.empty() || text.size() > 18) return false;
     char* end = nullptr;
     errno = 0;
-    const long v = std::strtol(text.c_str(), &end, 10);
+    const long long v = std::strtoll(text.c_str(), &end, 10);
     if (errno || *end != '\0' || v < lo || v > hi) return false;
     *out = v;
     return true;
@@ -97,8 +97,8 @@ TrainCliParse parse_train_cli(const std::vector<std::string>& args) {
             return true;
         };
         // Knobs where 0 means "default" in TrainConfig take 1 or more here.
-        auto whole = [&](int* field, long lo) {
-            long n;
+        auto whole = [&](int* field, long long lo) {
+            long long n;
             if (!value()) return;
             if (parse_whole(v, lo, 100000000, &n)) *field = static_cast<int>(n);
             else p.errors.push_back({flag, flag + " '" + shown(v) + "' is not a whole number >= " + std::to_string(lo)});
@@ -122,9 +122,9 @@ TrainCliParse parse_train_cli(const std::vector<std::string>& args) {
         else if (flag == "--eval-every") whole(&c.eval_every, 1);
         else if (flag == "--eval-size") whole(&c.eval_size, 1);
         else if (flag == "--seed") {
-            long n;
+            long long n;
             if (value()) {
-                if (parse_whole(v, 0, 4294967295L, &n)) c.seed = static_cast<uint32_t>(n);
+                if (parse_whole(v, 0, 4294967295LL, &n)) c.seed = static_cast<uint32_t>(n);
                 else p.errors.push_back({flag, "--seed '" + shown(v) + "' is not a whole number in [0, 4294967295]"});
             }
         } else if (flag == "--label-smoothing") real(&c.label_smoothing);
