@@ -17,11 +17,11 @@ declare -A runs=(
   [copy]="--task copy --d-model 24 --heads 4 --d-ff 48 --steps 300"
   [reverse]="--task reverse --d-model 24 --heads 4 --d-ff 48 --steps 300"
   [sort]="--task sort --d-model 24 --heads 4 --d-ff 48 --steps 600"
-  [induction]="--task induction --layers 2 --d-model 24 --heads 4 --d-ff 48 --steps 1500"
+  [induction]="--task induction --layers 2 --d-model 24 --heads 2 --d-ff 48 --lr paper:0.5:200 --steps 1500"
 )
 for name in copy reverse sort induction; do
   rm -rf "$out/$name"
   # shellcheck disable=SC2086
   node --no-experimental-fetch "$cli" train ${runs[$name]} --seed 1 --out "$out/$name" --save final --quiet
 done
-du -cb "$out"/*/ | tail -n 1 | awk '{printf "checkpoints: %d bytes in all\n", $1}'
+find "$out" -type f -printf "%s\n" | awk '{s += $1} END {printf "checkpoints: %d bytes in %d files\n", s, NR}'

@@ -351,3 +351,39 @@ TEST_CASE("attnlab train: flags, exit codes and the checkpoint folder") {
     CHECK(r.code == 2);
     CHECK(r.err.find("--out") != std::string::npos);
 }
+
+TEST_CASE("a shipped checkpoint retrains to the same bytes (wasm) and the others load") {
+    // scripts/train_checkpoints.sh makes them with the wasm build under Node; this suite's
+    // wasm build retrains `copy` from its manifest and compares every file byte for byte.
+    // Natively (other float rounding, other libm) it checks that all four load and work.
+    for (const char* name : {"copy", "reverse", "sort", "induction"}) {
+        CAPTURE(name);
+        Trainer t;
+        std::vector<ConfigError> errors;
+        REQUIRE(load_checkpoint(std::string(LAB_CHECKPOINT_DIR) + "/" + name, "final", &t, &errors));
+        CHECK(t.evaluate().exact_accuracy >= 0.98);
+    }
+#ifdef __EMSCRIPTEN__
+    const std::string shipped = std::string(LAB_CHECKPOINT_DIR) + "/copy";
+    std::string manifest, error;
+    REQUIRE(read_file(shipped + "/manifest.json", &manifest, &error));
+    TrainConfig config;
+    std::vector<ConfigError> errors;
+    REQUIRE(parse_checkpoint_config(manifest, &config, &errors));
+    Trainer t;
+    REQUIRE(t.init(config, &errors));
+    train_to_end(t);
+    const std::string dir = temp_dir("retrained_copy");
+    REQUIRE(write_checkpoint(dir, t, CheckpointRecord{}, CheckpointParts::Final, &error));
+    std::vector<std::string> files = {"manifest.json", "loss.npy", "lr.npy"};
+    for (const ParamInfo& p : t.layout().params) files.push_back("final/" + p.name + ".npy");
+    for (const std::string& f : files) {
+        CAPTURE(f);
+        std::string want, got;
+        REQUIRE(read_file(shipped + "/" + f, &want, &error));
+        REQUIRE(read_file(dir + "/" + f, &got, &error));
+        CHECK(got == want);
+    }
+    CHECK(files.size() == 3 + 33);
+#endif
+}
