@@ -240,7 +240,8 @@ bool load_checkpoint(const std::string& dir, const std::string& part, Trainer* t
         const std::string path = dir + "/" + part + "/" + p.name + ".npy";
         std::string bytes;
         Tensor value;
-        if (!read_file(path, &bytes, &error, 64u << 20) || !decode_npy(bytes, &value, &error)) {
+        // The header is at most a few hundred bytes; read_file allocates the whole limit.
+        if (!read_file(path, &bytes, &error, p.size * sizeof(float) + 4096) || !decode_npy(bytes, &value, &error)) {
             errors->push_back({p.name, path + ": " + error});
             continue;
         }
