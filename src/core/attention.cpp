@@ -1,7 +1,8 @@
 // attention.cpp — Attention Lab core: multi-head attention layers on Eigen maps.
 #include "attention.h"
 
-#include <Eigen/Core>
+#include "eigen_maps.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -10,15 +11,6 @@
 namespace lab {
 
 namespace {
-// Every array in the core is C order, so every map says RowMajor explicitly.
-template <typename T>
-using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using MatMap = Eigen::Map<RowMat<T>>;
-template <typename T>
-using ConstMatMap = Eigen::Map<const RowMat<T>>;
-template <typename T>
-using ConstVecMap = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>;
 
 template <typename T>
 void linear_impl(T* out, const T* in, const T* w, const T* b, int rows, int d_in, int d_out) {

@@ -60,6 +60,15 @@ def positional_encoding(length, d_model):
     return pe.astype(np.float32)
 
 
+def task_loss(logits, dec_out, loss_mask, label_smoothing):
+    """Mean cross-entropy over every target (encoder-decoder) or where loss_mask is 1."""
+    if loss_mask is None:
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), dec_out.reshape(-1),
+                               label_smoothing=label_smoothing)
+    keep = loss_mask.bool()
+    return F.cross_entropy(logits[keep], dec_out[keep], label_smoothing=label_smoothing)
+
+
 def causal_keep(n):
     return torch.ones(n, n, dtype=torch.bool).tril()
 
@@ -131,12 +140,7 @@ class FunctionalModel:
         return F.linear(x, self.p["generator.weight"], self.p["generator.bias"])
 
     def loss(self, src, dec_in, dec_out, loss_mask):
-        logits = self.logits(src, dec_in)
-        eps = self.c["label_smoothing"]
-        if loss_mask is None:
-            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), dec_out.reshape(-1), label_smoothing=eps)
-        keep = loss_mask.bool()
-        return F.cross_entropy(logits[keep], dec_out[keep], label_smoothing=eps)
+        return task_loss(self.logits(src, dec_in), dec_out, loss_mask, self.c["label_smoothing"])
 
 
 def step_tensors(batches, s):
@@ -211,12 +215,7 @@ class NnModel(torch.nn.Module):
         return self.generator(x)
 
     def loss(self, src, dec_in, dec_out, loss_mask):
-        logits = self.forward(src, dec_in)
-        eps = self.c["label_smoothing"]
-        if loss_mask is None:
-            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), dec_out.reshape(-1), label_smoothing=eps)
-        keep = loss_mask.bool()
-        return F.cross_entropy(logits[keep], dec_out[keep], label_smoothing=eps)
+        return task_loss(self.forward(src, dec_in), dec_out, loss_mask, self.c["label_smoothing"])
 
 
 def nn_model(ck, part):

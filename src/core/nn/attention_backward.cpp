@@ -2,21 +2,11 @@
 // on Eigen maps over the same C-order buffers the forward uses.
 #include "attention_backward.h"
 
-#include <Eigen/Core>
 #include <cmath>
 
-namespace lab {
+#include "../eigen_maps.h"
 
-namespace {
-template <typename T>
-using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using MatMap = Eigen::Map<RowMat<T>>;
-template <typename T>
-using ConstMatMap = Eigen::Map<const RowMat<T>>;
-template <typename T>
-using VecMap = Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>;
-}  // namespace
+namespace lab {
 
 template <typename T>
 void linear_backward(T* d_in, T* d_w, T* d_b, const T* d_out, const T* in, const T* w, int rows, int n_in,

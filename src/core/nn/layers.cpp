@@ -2,21 +2,11 @@
 // and cross-entropy, forward and backward.
 #include "layers.h"
 
-#include <Eigen/Core>
 #include <cmath>
 
-namespace lab {
+#include "../eigen_maps.h"
 
-namespace {
-template <typename T>
-using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using ConstMatMap = Eigen::Map<const RowMat<T>>;
-template <typename T>
-using VecMap = Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>;
-template <typename T>
-using ConstVecMap = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>;
-}  // namespace
+namespace lab {
 
 template <typename T>
 void embedding_forward(T* out, const int32_t* tokens, const T* table, int rows, int d, T scale) {

@@ -132,33 +132,32 @@ void init_params(T* params, const ModelLayout& layout, uint64_t seed) {
     }
 }
 
+namespace {
+// Calls f(flat index, PyTorch index) for every element of p. Linear weights: block b's
+// (d_in, d_out) matrix here is rows b·d_out … of (blocks·d_out, d_in) in PyTorch.
+template <class F>
+void for_each_element(const ParamInfo& p, F f) {
+    if (!p.blocks) {
+        for (size_t e = 0; e < p.size; ++e) f(e, e);
+        return;
+    }
+    for (size_t b = 0; b < static_cast<size_t>(p.blocks); ++b)
+        for (size_t i = 0; i < static_cast<size_t>(p.d_in); ++i)
+            for (size_t o = 0; o < static_cast<size_t>(p.d_out); ++o)
+                f((b * p.d_in + i) * p.d_out + o, (b * p.d_out + o) * p.d_in + i);
+}
+}  // namespace
+
 template <typename T>
 void to_torch_layout(float* out, const T* params, const ParamInfo& p) {
     const T* in = params + p.offset;
-    if (!p.blocks) {
-        for (size_t e = 0; e < p.size; ++e) out[e] = static_cast<float>(in[e]);
-        return;
-    }
-    // Block b's (d_in, d_out) matrix becomes rows b·d_out … of (blocks·d_out, d_in).
-    for (int b = 0; b < p.blocks; ++b)
-        for (int i = 0; i < p.d_in; ++i)
-            for (int o = 0; o < p.d_out; ++o)
-                out[(static_cast<size_t>(b) * p.d_out + o) * p.d_in + i] =
-                    static_cast<float>(in[(static_cast<size_t>(b) * p.d_in + i) * p.d_out + o]);
+    for_each_element(p, [&](size_t flat, size_t torch) { out[torch] = static_cast<float>(in[flat]); });
 }
 
 template <typename T>
 void from_torch_layout(T* params, const float* in, const ParamInfo& p) {
     T* out = params + p.offset;
-    if (!p.blocks) {
-        for (size_t e = 0; e < p.size; ++e) out[e] = static_cast<T>(in[e]);
-        return;
-    }
-    for (int b = 0; b < p.blocks; ++b)
-        for (int i = 0; i < p.d_in; ++i)
-            for (int o = 0; o < p.d_out; ++o)
-                out[(static_cast<size_t>(b) * p.d_in + i) * p.d_out + o] =
-                    static_cast<T>(in[(static_cast<size_t>(b) * p.d_out + o) * p.d_in + i]);
+    for_each_element(p, [&](size_t flat, size_t torch) { out[flat] = static_cast<T>(in[torch]); });
 }
 
 namespace {

@@ -246,11 +246,17 @@ const Workspace<float>& Trainer::run_sample(const Sample& s, const std::vector<u
     return sample_ws_;
 }
 
+bool Trainer::run_block(const Sample& s, int block, BlockInputs<float>* in) {
+    if (!ready_ || block < 0 || block >= static_cast<int>(layout_.blocks.size())) return false;
+    run_sample(s);
+    *in = block_inputs(sample_ws_, layout_, block);
+    return true;
+}
+
 AttentionMap Trainer::attention_map(const Sample& s, int block) {
     AttentionMap m;
-    if (!ready_ || block < 0 || block >= static_cast<int>(layout_.blocks.size())) return m;
-    run_sample(s);
-    const BlockInputs<float> in = block_inputs(sample_ws_, layout_, block);
+    BlockInputs<float> in;
+    if (!run_block(s, block, &in)) return m;
     m.block = layout_.blocks[static_cast<size_t>(block)];
     m.heads = layout_.shape.heads;
     m.L_q = in.L_q;
@@ -265,9 +271,8 @@ AttentionMap Trainer::attention_map(const Sample& s, int block) {
 
 StepperView Trainer::stepper_view(const Sample& s, int block) {
     StepperView v;
-    if (!ready_ || block < 0 || block >= static_cast<int>(layout_.blocks.size())) return v;
-    run_sample(s);
-    const BlockInputs<float> in = block_inputs(sample_ws_, layout_, block);
+    BlockInputs<float> in;
+    if (!run_block(s, block, &in)) return v;
     const ModelShape& m = layout_.shape;
     const int d = m.d_model;
     AttentionConfig& c = v.config;

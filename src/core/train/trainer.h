@@ -157,6 +157,8 @@ private:
     bool grads_finite();
     void fill_sample(Workspace<float>& ws, int b, const Sample& s) const;
     void greedy_batch(Workspace<float>& ws, const std::vector<Sample>& items);
+    // run_sample, then what `block` read; false for a bad block index.
+    bool run_block(const Sample& s, int block, BlockInputs<float>* in);
 
     bool ready_ = false;
     TrainConfig config_;
