@@ -14,10 +14,10 @@ out="$here/checkpoints"
 
 # name -> flags (small models: the four fit in 300 KB)
 declare -A runs=(
-  [copy]="--task copy --d-model 24 --heads 4 --d-ff 48 --steps 300"
-  [reverse]="--task reverse --d-model 24 --heads 4 --d-ff 48 --steps 300"
-  [sort]="--task sort --d-model 24 --heads 4 --d-ff 48 --steps 600"
-  [induction]="--task induction --layers 2 --d-model 24 --heads 2 --d-ff 48 --lr paper:0.5:200 --steps 1500"
+  [copy]="--task copy --d-model 24 --heads 4 --d-ff 48 --batch 64 --steps 300"
+  [reverse]="--task reverse --d-model 24 --heads 4 --d-ff 48 --batch 64 --steps 300"
+  [sort]="--task sort --d-model 24 --heads 4 --d-ff 48 --batch 64 --steps 600"
+  [induction]="--task induction --layers 2 --d-model 24 --heads 2 --d-ff 48 --batch 64 --lr paper:0.5:200 --steps 1500"
 )
 for name in copy reverse sort induction; do
   rm -rf "$out/$name"

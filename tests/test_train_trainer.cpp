@@ -46,7 +46,7 @@ Trainer& trained_reverse() {
     static Trainer t;
     if (!t.ready()) {
         TrainConfig c;
-        c.task = TaskKind::Reverse;  // V 10, L 8, d_model 32, h 4, 1 layer, B 64: the defaults
+        c.task = TaskKind::Reverse;  // V 10, L 8, d_model 32, h 4, 1 layer, B 32: the defaults
         c.steps = 400;
         c.eval_every = 25;
         c.target_exact = 0.99;

@@ -19,7 +19,7 @@ std::string train_usage() {
            "                     [--vocab V] [--length L] [--gap G] [--batch B] [--steps S] [--seed K] [--no-scale] [--no-pe]\n"
            "                     [--no-bias] [--label-smoothing E] [--lr paper[:FACTOR[:WARMUP]]|const:RATE]\n"
            "                     [--eval-every N] [--eval-size N] [--target-exact A] [--out DIR] [--save all|final] [--quiet]\n"
-           "  defaults: reverse, 1 layer (2 for induction), h 4, d_model 32, d_ff 2*d_model, V 10, L 8, B 64,\n"
+           "  defaults: reverse, 1 layer (2 for induction), h 4, d_model 32, d_ff 2*d_model, V 10, L 8, B 32,\n"
            "    lr const:0.003 (paper: factor 1, warmup 4000), evaluation every 50 steps on 256 held-out sequences\n"
            "  --gap G (induction): s, a random gap of 0..G symbols, s again (default G = L); --gap 0 is s s\n"
            "  --target-exact A stops at the first evaluation whose held-out exact accuracy is at least A\n"

@@ -12,8 +12,8 @@ int default_steps(TaskKind task) {
     switch (task) {
         case TaskKind::Copy: return 400;
         case TaskKind::Reverse: return 400;
-        case TaskKind::Sort: return 600;
-        case TaskKind::Induction: return 1500;
+        case TaskKind::Sort: return 1000;
+        case TaskKind::Induction: return 2000;
     }
     return 500;
 }
@@ -29,7 +29,7 @@ TrainConfig resolve_train_config(const TrainConfig& in) {
     fill(c.vocab, 10);
     fill(c.length, 8);
     if (c.gap < 0) c.gap = c.task == TaskKind::Induction ? c.length : 0;
-    fill(c.batch, 64);
+    fill(c.batch, 32);
     fill(c.steps, default_steps(c.task));
     fill(c.eval_every, 50);
     fill(c.eval_size, 256);

@@ -28,7 +28,7 @@ struct TrainConfig {
     int length = 0;      // L; 0: 8
     int gap = -1;        // induction: largest random gap G between s and its repeat (tasks.h);
                          // -1: L (0 is the fixed layout s s, which one layer solves by position)
-    int batch = 0;       // B; 0: 64
+    int batch = 0;       // B; 0: 32
     int steps = 0;       // 0: the task's default (enough to learn it)
     int eval_every = 0;  // 0: 50
     int eval_size = 0;   // held-out sequences; 0: 256

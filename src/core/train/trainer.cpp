@@ -110,23 +110,32 @@ void Trainer::fill_sample(Workspace<float>& ws, int b, const Sample& s) const {
     }
 }
 
-// Greedy decoding of every item b of ws over its positions [gen_begin, gen_end):
-// position p's argmax becomes the input at p + 1. Predictions into greedy_ (B, dec_len).
-void Trainer::greedy_batch(Workspace<float>& ws, const std::vector<Sample>& items) {
+namespace {
+int32_t argmax(const float* row, int n) {  // the first maximum, as torch.argmax
+    return static_cast<int32_t>(std::max_element(row, row + n) - row);
+}
+}  // namespace
+
+// Greedy decoding of item b of ws over positions [begin[b], end[b]): position p's
+// argmax becomes the input at p + 1. Predictions into greedy_ (B, dec_len).
+// encoded: ws already holds the encoder output of its src.
+void Trainer::greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, const std::vector<int>& end, bool encoded) {
     const int D = ws.dec_len, V = layout_.shape.vocab_out;
     int lo = D, hi = 0;
-    for (const Sample& s : items) lo = std::min(lo, s.gen_begin), hi = std::max(hi, s.gen_end);
+    for (int b = 0; b < ws.batch; ++b)
+        if (begin[static_cast<size_t>(b)] < end[static_cast<size_t>(b)])
+            lo = std::min(lo, begin[static_cast<size_t>(b)]), hi = std::max(hi, end[static_cast<size_t>(b)]);
     greedy_.assign(static_cast<size_t>(ws.batch) * D, -1);
-    if (layout_.shape.kind == ModelKind::EncoderDecoder) model_encode(ws, layout_, params_.data());
+    if (lo >= hi) return;
+    if (!encoded && layout_.shape.kind == ModelKind::EncoderDecoder) model_encode(ws, layout_, params_.data());
     for (int p = lo; p < hi; ++p) {
         model_decode(ws, layout_, params_.data(), p + 1);
         for (int b = 0; b < ws.batch; ++b) {
-            const Sample& s = items[static_cast<size_t>(b)];
-            if (p < s.gen_begin || p >= s.gen_end) continue;
-            const float* row = ws.logits.x + (static_cast<long>(b) * (p + 1) + p) * V;
-            const int32_t pred = static_cast<int32_t>(std::max_element(row, row + V) - row);  // first maximum, as argmax
-            greedy_[static_cast<size_t>(b) * D + p] = pred;
-            if (p + 1 < s.gen_end) ws.dec_in[static_cast<size_t>(b) * D + p + 1] = pred;
+            const size_t u = static_cast<size_t>(b);
+            if (p < begin[u] || p >= end[u]) continue;
+            const int32_t pred = argmax(ws.logits.x + (static_cast<long>(b) * (p + 1) + p) * V, V);
+            greedy_[u * D + p] = pred;
+            if (p + 1 < end[u]) ws.dec_in[u * D + p + 1] = pred;
         }
     }
 }
@@ -137,11 +146,12 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
     if (!ready_) return r;
     const auto t0 = std::chrono::steady_clock::now();
     Workspace<float>& ws = eval_ws_;
-    const int N = held_out_.count(), D = spec_.dec_len();
+    const int N = held_out_.count(), D = spec_.dec_len(), V = layout_.shape.vocab_out;
     double loss_sum = 0;
     long rows = 0, tokens = 0, tokens_ok = 0;
     int exact = 0;
     std::vector<Sample> items(static_cast<size_t>(ws.batch));
+    std::vector<int> begin(items.size()), end(items.size());
     for (int start = 0; start < N; start += ws.batch) {
         const int B = std::min(ws.batch, N - start);
         for (int b = 0; b < ws.batch; ++b) {  // a short last chunk repeats its last example, not counted
@@ -161,11 +171,21 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
         for (uint8_t c : ws.loss_mask) chunk_rows += c;
         loss_sum += static_cast<double>(loss) * chunk_rows;
         rows += chunk_rows;
-        greedy_batch(ws, items);
+        // Greedy decoding follows the teacher-forced predictions up to their first error
+        // (its inputs are the true tokens until then): decode greedily only from there.
+        for (int b = 0; b < ws.batch; ++b) {
+            const Sample& s = items[static_cast<size_t>(b)];
+            int p = s.gen_begin;
+            while (p < s.gen_end && argmax(ws.logits.x + (static_cast<long>(b) * D + p) * V, V) == s.dec_out[static_cast<size_t>(p)]) ++p;
+            begin[static_cast<size_t>(b)] = b < B ? p : s.gen_end;
+            end[static_cast<size_t>(b)] = s.gen_end;
+        }
+        greedy_batch(ws, begin, end, true);
         for (int b = 0; b < B; ++b) {
             const Sample& s = items[static_cast<size_t>(b)];
-            int ok = 0;
-            for (int p = s.gen_begin; p < s.gen_end; ++p) ok += greedy_[static_cast<size_t>(b) * D + p] == s.dec_out[static_cast<size_t>(p)];
+            int ok = begin[static_cast<size_t>(b)] - s.gen_begin;
+            for (int p = begin[static_cast<size_t>(b)]; p < s.gen_end; ++p)
+                ok += greedy_[static_cast<size_t>(b) * D + p] == s.dec_out[static_cast<size_t>(p)];
             tokens += s.gen_end - s.gen_begin;
             tokens_ok += ok;
             exact += ok == s.gen_end - s.gen_begin;
@@ -233,7 +253,7 @@ std::vector<int32_t> Trainer::greedy_decode(const Sample& s, const std::vector<u
     if (!ready_) return {};
     sample_ws_.head_keep = head_keep ? *head_keep : std::vector<uint8_t>{};
     fill_sample(sample_ws_, 0, s);
-    greedy_batch(sample_ws_, {s});
+    greedy_batch(sample_ws_, {s.gen_begin}, {s.gen_end}, false);
     fill_sample(sample_ws_, 0, s);  // greedy decoding overwrote dec_in
     return std::vector<int32_t>(greedy_.begin() + s.gen_begin, greedy_.begin() + s.gen_end);
 }

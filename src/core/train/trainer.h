@@ -156,7 +156,7 @@ private:
     void record_stop(StopCause cause, const std::string& param);
     bool grads_finite();
     void fill_sample(Workspace<float>& ws, int b, const Sample& s) const;
-    void greedy_batch(Workspace<float>& ws, const std::vector<Sample>& items);
+    void greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, const std::vector<int>& end, bool encoded);
     // run_sample, then what `block` read; false for a bad block index.
     bool run_block(const Sample& s, int block, BlockInputs<float>* in);
 
