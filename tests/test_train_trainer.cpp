@@ -236,8 +236,9 @@ TEST_CASE("the page's views of a trained model") {
             const StepperView v = t.stepper_view(s, b);
             REQUIRE(validate(v.config).empty());
             const Trace tr = run_trace(v.config, v.inputs, v.weights);
-            const Workspace<float>& ws = t.run_sample(s);
-            const float* out = block_acts(ws, layout, b).out.x;
+            const Workspace<float>* ws = t.run_sample(s);
+            REQUIRE(ws);
+            const float* out = block_acts(*ws, layout, b).out.x;
             const Tensor& want = *tr.find("output");
             double worst = 0;
             for (size_t e = 0; e < want.size(); ++e) worst = std::fmax(worst, std::fabs(want.data[e] - out[e]));
@@ -252,6 +253,26 @@ TEST_CASE("the page's views of a trained model") {
         CHECK(t.evaluate().exact_accuracy >= 0.99);  // and the model is unchanged
         CHECK(t.greedy_decode(s, &keep) != s.expected());
     }
+    SUBCASE("bad samples, blocks and knockout masks give empty results, never a crash") {
+        Sample made;
+        std::string error;
+        CHECK(t.make_sample({1, 2, 3, 4, 5, 6, 7, 0}, &made, &error));
+        CHECK(t.greedy_decode(made) == std::vector<int32_t>{0, 7, 6, 5, 4, 3, 2, 1});
+        CHECK_FALSE(t.make_sample({1, 2, 3}, &made, &error));
+        CHECK(error.find("has 8 values") != std::string::npos);
+        CHECK_FALSE(t.make_sample({1, 2, 3, 4, 5, 6, 7, 10}, &made, &error));
+        CHECK(error.find("symbol 10") != std::string::npos);
+        Sample forged = s;
+        forged.dec_in[2] = 99;  // not its draws' own arrays
+        CHECK(t.greedy_decode(forged).empty());
+        CHECK(t.run_sample(forged) == nullptr);
+        CHECK(t.attention_map(forged, 0).weights.empty());
+        CHECK(t.attention_map(s, 3).weights.empty());
+        CHECK(t.attention_map(s, -1).weights.empty());
+        const std::vector<uint8_t> short_mask(5, 1);
+        CHECK(t.evaluate(&short_mask).sequences == 0);
+        CHECK(t.greedy_decode(s, &short_mask).empty());
+    }
     SUBCASE("gradient norms per layer, softmax saturation, one sample's gradients") {
         const TrainStats st = t.stats();
         std::vector<std::string> groups;
@@ -262,8 +283,9 @@ TEST_CASE("the page's views of a trained model") {
         REQUIRE(st.saturation.size() == 3);
         for (double sat : st.saturation) CHECK((sat >= 1.0 / 8 && sat <= 1.0));
         CHECK(st.saturation[2] > 0.5);  // a trained reversal attends sharply
-        const Workspace<float>& ws = t.run_sample(s);
-        const AttentionActs<float>& cross = block_acts(ws, layout, 2);
+        const Workspace<float>* ws = t.run_sample(s);
+        REQUIRE(ws);
+        const AttentionActs<float>& cross = block_acts(*ws, layout, 2);
         double d_scores = 0, d_weights = 0;
         for (int e = 0; e < 4 * 8 * 8; ++e) d_scores += std::fabs(cross.scores.d[e]), d_weights += std::fabs(cross.weights.d[e]);
         CHECK(d_scores > 0);

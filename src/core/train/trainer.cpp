@@ -143,7 +143,8 @@ void Trainer::greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, 
 EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
     EvalReport r;
     r.step = steps_done_;
-    if (!ready_) return r;
+    if (!ready_ || (head_keep && head_keep->size() != layout_.blocks.size() * static_cast<size_t>(layout_.shape.heads)))
+        return r;  // sequences = 0: nothing evaluated
     const auto t0 = std::chrono::steady_clock::now();
     Workspace<float>& ws = eval_ws_;
     const int N = held_out_.count(), D = spec_.dec_len(), V = layout_.shape.vocab_out;
@@ -221,10 +222,36 @@ std::vector<float> Trainer::logits(const std::vector<int32_t>& src, const std::v
     return out;
 }
 
+std::string Trainer::draws_problem(const std::vector<int32_t>& draws) const {
+    const int n = spec_.draws(), L = spec_.length, V = spec_.vocab;
+    if (static_cast<int>(draws.size()) != n)
+        return "a sample of " + std::string(task_name(spec_.kind)) + " has " + std::to_string(n) + " values, got " +
+               std::to_string(draws.size());
+    std::vector<uint8_t> seen(static_cast<size_t>(V), 0);
+    for (int i = 0; i < L; ++i) {
+        const int32_t v = draws[static_cast<size_t>(i)];
+        if (v < 0 || v >= V) return "symbol " + std::to_string(v) + " at position " + std::to_string(i) + " is not in [0, " + std::to_string(V - 1) + "]";
+        if (spec_.model() == ModelKind::DecoderOnly && seen[static_cast<size_t>(v)]++)
+            return "induction symbols must be distinct; " + std::to_string(v) + " repeats";
+    }
+    if (n > L && (draws[static_cast<size_t>(L)] < 0 || draws[static_cast<size_t>(L)] > spec_.gap))
+        return "the gap " + std::to_string(draws[static_cast<size_t>(L)]) + " is not in [0, " + std::to_string(spec_.gap) + "]";
+    return "";
+}
+
+bool Trainer::make_sample(const std::vector<int32_t>& draws, Sample* out, std::string* error) const {
+    const std::string problem = ready_ ? draws_problem(draws) : "the trainer is not initialised";
+    if (!problem.empty()) {
+        if (error) *error = problem;
+        return false;
+    }
+    *out = sample_from_draws(draws);
+    return true;
+}
+
 Sample Trainer::sample_from_draws(const std::vector<int32_t>& draws) const {
     Sample s;
     s.draws = draws;
-    s.draws.resize(static_cast<size_t>(spec_.draws()), 0);
     const int D = spec_.dec_len();
     s.src.assign(static_cast<size_t>(spec_.src_len()), 0);
     s.dec_in.assign(static_cast<size_t>(D), 0);
@@ -249,25 +276,33 @@ Sample Trainer::held_out_sample(int index) const {
     return sample_from_draws(std::vector<int32_t>(first, first + n));
 }
 
+bool Trainer::usable(const Sample& s, const std::vector<uint8_t>* head_keep) const {
+    if (!ready_ || draws_problem(s.draws) != "") return false;
+    if (head_keep && head_keep->size() != layout_.blocks.size() * static_cast<size_t>(layout_.shape.heads)) return false;
+    const Sample canonical = sample_from_draws(s.draws);  // the arrays must be the draws' own
+    return s.src == canonical.src && s.dec_in == canonical.dec_in && s.dec_out == canonical.dec_out &&
+           s.loss_mask == canonical.loss_mask && s.gen_begin == canonical.gen_begin && s.gen_end == canonical.gen_end;
+}
+
 std::vector<int32_t> Trainer::greedy_decode(const Sample& s, const std::vector<uint8_t>* head_keep) {
-    if (!ready_) return {};
+    if (!usable(s, head_keep)) return {};
     sample_ws_.head_keep = head_keep ? *head_keep : std::vector<uint8_t>{};
     fill_sample(sample_ws_, 0, s);
     greedy_batch(sample_ws_, {s.gen_begin}, {s.gen_end}, false);
     fill_sample(sample_ws_, 0, s);  // greedy decoding overwrote dec_in
     return std::vector<int32_t>(greedy_.begin() + s.gen_begin, greedy_.begin() + s.gen_end);
 }
-const Workspace<float>& Trainer::run_sample(const Sample& s, const std::vector<uint8_t>* head_keep) {
-    if (!ready_) return sample_ws_;
+const Workspace<float>* Trainer::run_sample(const Sample& s, const std::vector<uint8_t>* head_keep) {
+    if (!usable(s, head_keep)) return nullptr;
     sample_ws_.head_keep = head_keep ? *head_keep : std::vector<uint8_t>{};
     fill_sample(sample_ws_, 0, s);
     model_forward(sample_ws_, layout_, params_.data());
     model_backward(sample_ws_, layout_, params_.data(), sample_grads_.data());
-    return sample_ws_;
+    return &sample_ws_;
 }
 
 bool Trainer::run_block(const Sample& s, int block, BlockInputs<float>* in) {
-    if (!ready_ || block < 0 || block >= static_cast<int>(layout_.blocks.size())) return false;
+    if (!usable(s, nullptr) || block < 0 || block >= static_cast<int>(layout_.blocks.size())) return false;
     run_sample(s);
     *in = block_inputs(sample_ws_, layout_, block);
     return true;

@@ -8,7 +8,7 @@
 //   EvalReport r = t.evaluate();                 // held-out token / exact accuracy
 //   Sample s = t.held_out_sample(0);
 //   std::vector<int32_t> out = t.greedy_decode(s);
-//   const Workspace<float>& ws = t.run_sample(s); // every activation and gradient of one sample
+//   const Workspace<float>* ws = t.run_sample(s); // every activation and gradient of one sample
 //   AttentionMap m = t.attention_map(s, block);
 //
 // Nothing throws or aborts: bad configs come back from init() as messages naming the
@@ -136,15 +136,20 @@ public:
     bool set_param(const std::string& name, const std::vector<float>& torch_values, std::string* error);
 
     int held_out_count() const { return held_out_.count(); }
-    Sample held_out_sample(int index) const;
-    // draws: task().draws() values (L symbols in [0, V); induction with a gap: g in [0, G], G symbols).
-    Sample sample_from_draws(const std::vector<int32_t>& draws) const;
-    // Greedy decoding of positions gen_begin … gen_end − 1; head_keep (blocks × heads,
-    // 0 = knocked out) as in evaluate().
+    Sample held_out_sample(int index) const;  // index clamped to [0, held_out_count())
+    // A sample from its draws (task().draws() values: L symbols in [0, V), distinct for
+    // induction, then the gap in [0, G] when G > 0); false with a message otherwise.
+    bool make_sample(const std::vector<int32_t>& draws, Sample* out, std::string* error) const;
+    // The views below take a Sample from held_out_sample or make_sample (its arrays
+    // must be its draws' own) and head_keep of blocks × heads values (0 = knocked out);
+    // anything else gives an empty result (evaluate: sequences = 0) instead of reading
+    // out of bounds.
+    // Greedy decoding of positions gen_begin … gen_end − 1.
     std::vector<int32_t> greedy_decode(const Sample& s, const std::vector<uint8_t>* head_keep = nullptr);
     // Forward (with scores, scaled and masked kept) and backward of one sample:
     // activations and their gradients in the workspace, dL/dparams in sample_grads().
-    const Workspace<float>& run_sample(const Sample& s, const std::vector<uint8_t>* head_keep = nullptr);
+    // Null for an unusable sample.
+    const Workspace<float>* run_sample(const Sample& s, const std::vector<uint8_t>* head_keep = nullptr);
     const std::vector<float>& sample_grads() const { return sample_grads_; }
     AttentionMap attention_map(const Sample& s, int block);
     StepperView stepper_view(const Sample& s, int block);
@@ -157,7 +162,10 @@ private:
     bool grads_finite();
     void fill_sample(Workspace<float>& ws, int b, const Sample& s) const;
     void greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, const std::vector<int>& end, bool encoded);
-    // run_sample, then what `block` read; false for a bad block index.
+    std::string draws_problem(const std::vector<int32_t>& draws) const;  // "" when valid
+    Sample sample_from_draws(const std::vector<int32_t>& draws) const;   // draws valid
+    bool usable(const Sample& s, const std::vector<uint8_t>* head_keep) const;
+    // run_sample, then what `block` read; false for a bad block index or sample.
     bool run_block(const Sample& s, int block, BlockInputs<float>* in);
 
     bool ready_ = false;
