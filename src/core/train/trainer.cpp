@@ -205,7 +205,10 @@ std::vector<float> Trainer::logits(const std::vector<int32_t>& src, const std::v
     const size_t S = static_cast<size_t>(spec_.src_len()), D = static_cast<size_t>(spec_.dec_len());
     const size_t V = static_cast<size_t>(layout_.shape.vocab_out);
     std::vector<float> out;
-    if (!ready_ || src.size() < B * S || dec_in.size() < B * D) return out;
+    if (!ready_ || B < 1 || src.size() != B * S || dec_in.size() != B * D) return out;
+    for (const std::vector<int32_t>* tokens : {&src, &dec_in})
+        for (int32_t id : *tokens)
+            if (id < 0 || id >= layout_.shape.vocab_size) return out;
     Workspace<float>& ws = eval_ws_;
     ws.head_keep.clear();
     for (int start = 0; start < B; start += ws.batch) {

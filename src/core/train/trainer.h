@@ -112,7 +112,7 @@ public:
     // Up to n optimisation steps; fewer if the run has reached config().steps or
     // stopped on a non-finite loss/gradient. Returns the steps made.
     int step(int n);
-    bool finished() const;  // all steps made, or stopped
+    bool finished() const;  // all steps made, the target accuracy reached, or stopped
     EvalReport evaluate(const std::vector<uint8_t>* head_keep = nullptr);
 
     const TrainConfig& config() const { return config_; }  // resolved
@@ -127,7 +127,8 @@ public:
     const std::vector<float>& grads() const { return grads_; }      // the last step's
     const Workspace<float>& batch() const { return train_ws_; }      // the last step's batch and activations
     // The logits (B, dec_len, vocab_out) of the current parameters for B examples given
-    // as src (B, src_len; empty for decoder-only) and dec_in (B, dec_len).
+    // as src (B, src_len; empty for decoder-only) and dec_in (B, dec_len); empty when the
+    // sizes or a token id (outside [0, vocab_size)) do not fit.
     std::vector<float> logits(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in, int B);
     TrainStats stats() const;
 
