@@ -92,6 +92,11 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         p.options.command = "help";
         return p;
     }
+    if (p.options.command == "train") {  // its own flags (train_cmd.h); run_cli hands it over
+        const TrainCliParse t = parse_train_cli(std::vector<std::string>(args.begin() + 1, args.end()));
+        p.errors = t.errors;
+        return p;
+    }
     if (p.options.command != "trace" && p.options.command != "export-script") {
         p.errors.push_back({"command", "unknown command '" + shown(args[0]) + "' (commands: trace, export-script, train, help)"});
         return p;
