@@ -142,7 +142,7 @@ TrainCliParse parse_train_cli(const std::vector<std::string>& args) {
         } else if (flag == "--save") {
             if (value() && v != "all" && v != "final") p.errors.push_back({flag, "--save '" + shown(v) + "' is not all or final"});
             p.options.save_all = v != "final";
-        } else if (flag == "help" || flag == "--help" || flag == "-h") {
+        } else if (flag == "--help" || flag == "-h") {
             p.help = true;
         } else {
             p.errors.push_back(flag.empty() ? ConfigError{"argument", "an empty argument was given (a stray \"\" on the command line?)"}
@@ -189,7 +189,7 @@ void print_header(const Trainer& t, std::ostream& out) {
 
 int run_train_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     const TrainCliParse p = parse_train_cli(args);
-    if (p.help) {
+    if (p.help && p.errors.empty()) {
         out << train_usage();
         return 0;
     }

@@ -25,7 +25,7 @@ struct TrainCliOptions {
 struct TrainCliParse {
     TrainCliOptions options;
     std::vector<ConfigError> errors;  // each names its flag
-    bool help = false;
+    bool help = false;                // --help or -h (errors, if any, come first)
 };
 
 TrainCliParse parse_train_cli(const std::vector<std::string>& args);  // the arguments after "train"
