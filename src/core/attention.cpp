@@ -122,9 +122,12 @@ void sdpa_impl(const SdpaOutputsT<T>& out, const T* q, const T* k, const T* v, c
             for (int j = 0; j < L_kv; ++j) shifted[j] = row(j);
         }
         row = row.exp();
+        // Below `zero` exp underflows to +0 in T (e^-110 < half the smallest float
+        // denormal): no call needed for the masked keys of a causal row.
+        const T zero = sizeof(T) == 4 ? T(-110) : T(-750);
         if (far_negative)
             for (int j = 0; j < L_kv; ++j)
-                if (shifted[j] < T(-80)) row(j) = std::exp(shifted[j]);
+                if (shifted[j] < T(-80)) row(j) = shifted[j] < zero ? T(0) : std::exp(shifted[j]);
         row /= row.sum();
     }
     timer.lap(3);

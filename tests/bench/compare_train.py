@@ -54,7 +54,7 @@ def main():
 
     print()
     print("steps/s on the same batches: lab natively, lab in wasm, PyTorch (nn.Transformer*Layer stacks + Adam)")
-    folders = []
+    folders, native_rates = [], {}
     for name, flags in {"reverse": "--task reverse", "induction": "--task induction"}.items():
         folder = os.path.join(out, name)
         shutil.rmtree(folder, ignore_errors=True)
@@ -62,14 +62,14 @@ def main():
         n = lab([native] + args + ["--out", folder])
         w = lab(wasm + args)
         folders.append(folder)
+        native_rates[name] = n[2]
         print(f"lab {name}: native {n[2]:.1f} steps/s, wasm {w[2]:.1f} steps/s ({n[0]} steps)")
     torch_out = subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "train_torch.py")]
                                + folders, check=True, capture_output=True, text=True).stdout
     print(torch_out, end="")
     rates = dict(re.findall(r"torch (\w+): ([\d.]+) steps/s", torch_out))
-    for name, folder in zip(["reverse", "induction"], folders):
-        n = lab([native, "train", "--task", name, "--steps", "200", "--eval-every", "1000000", "--quiet"])
-        print(f"{name}: lab native / PyTorch = {n[2] / float(rates[name]):.2f}x")
+    for name, rate in native_rates.items():
+        print(f"{name}: lab native / PyTorch = {rate / float(rates[name]):.2f}x")
     return 0
 
 
