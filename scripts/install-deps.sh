@@ -3,8 +3,10 @@
 # touches no network. Everything comes from Debian packages, Debian's imgui source
 # package (never committed) and npm (playwright-core, pinned by tests/browser's lockfile).
 #
-#   scripts/install-deps.sh [web|test]     web: enough to build and serve the page
-#                                          test: everything the test command needs
+#   scripts/install-deps.sh [web|test|bench]  web: enough to build and serve the page
+#                                             test: everything the test command needs
+#                                             bench: test + OpenBLAS, so PyTorch is timed with an
+#                                               optimised BLAS (libblas.so.3 switches to it)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-test}"
@@ -17,7 +19,8 @@ test_pkgs=("${web_pkgs[@]}" libglfw3-dev libgl-dev chromium xvfb xauth clang lib
 case "$mode" in
   web)  pkgs=("${web_pkgs[@]}") ;;
   test) pkgs=("${test_pkgs[@]}") ;;
-  *) echo "usage: $0 [web|test]" >&2; exit 2 ;;
+  bench) pkgs=("${test_pkgs[@]}" libopenblas0-pthread) ;;
+  *) echo "usage: $0 [web|test|bench]" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -60,7 +63,7 @@ else
   echo "[deps] Dear ImGui sources: present"
 fi
 
-if [ "$mode" = test ]; then
+if [ "$mode" != web ]; then
   if [ ! -d "$here/tests/browser/node_modules/playwright-core" ]; then
     echo "[deps] npm ci (playwright-core, no browser download)"
     (cd "$here/tests/browser" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)

@@ -14,6 +14,7 @@
 #include "../core/trace.h"
 #include "../interop/config_file.h"
 #include "../interop/exports.h"
+#include "train_cmd.h"
 
 namespace lab {
 
@@ -22,6 +23,7 @@ std::string cli_usage() {
            "                     [--seed N] [--mask none|causal|padding:L1,L2,...|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
            "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--format table|json] [--out DIR]\n"
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
+           "       attnlab train [--task copy|reverse|sort|induction] [...]   (attnlab train --help)\n"
            "       attnlab help\n"
            "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
            "  --config FILE reads a .json (d_model, h, d_k, seq_len, batch_size, seed, ...) or a .toml with an\n"
@@ -90,8 +92,13 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         p.options.command = "help";
         return p;
     }
+    if (p.options.command == "train") {  // its own flags (train_cmd.h); run_cli hands it over
+        const TrainCliParse t = parse_train_cli(std::vector<std::string>(args.begin() + 1, args.end()));
+        p.errors = t.errors;
+        return p;
+    }
     if (p.options.command != "trace" && p.options.command != "export-script") {
-        p.errors.push_back({"command", "unknown command '" + shown(args[0]) + "' (commands: trace, export-script, help)"});
+        p.errors.push_back({"command", "unknown command '" + shown(args[0]) + "' (commands: trace, export-script, train, help)"});
         return p;
     }
     const bool script = p.options.command == "export-script";
@@ -265,6 +272,8 @@ void print_json(const Trace& tr, std::ostream& out) {
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    if (!args.empty() && args[0] == "train")
+        return run_train_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     const CliParse p = parse_cli(args);
     for (const std::string& note : p.notes) err << "attnlab: note: " << note << "\n";
     if (!p.errors.empty()) {

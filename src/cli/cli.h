@@ -10,7 +10,7 @@
 namespace lab {
 
 struct CliOptions {
-    std::string command;       // "trace" | "export-script" | "help"
+    std::string command;       // "trace" | "export-script" | "train" | "help" (train's own options: train_cmd.h)
     AttentionConfig config;
     std::string out_dir;       // trace --out DIR: write .npy + manifest.json
     std::string out_file;      // export-script --out FILE.py ("" = standard output)

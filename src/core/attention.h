@@ -10,25 +10,33 @@
 //     q (L_q, d_k), k (L_kv, d_k), v (L_kv, d_v), keep (L_q, L_kv) or null
 //     scores = q·kᵀ, scaled = scores/√d_k, masked = masked_fill(keep == 0, fill),
 //     weights = softmax(masked, dim=-1), context (L_q, d_v) = weights·v
+// Each layer exists for float (the page, the CLI, training) and for double (the
+// training engine's finite-difference gradient checks run the same code in double).
+// The backward functions live beside them in nn/attention_backward.h.
 #pragma once
 #include "config.h"
 
 namespace lab {
 
 void linear(float* out, const float* in, const float* w, const float* b, int rows, int d_in, int d_out);
+void linear(double* out, const double* in, const double* w, const double* b, int rows, int d_in, int d_out);
 
 void split_heads(float* out, const float* in, int B, int L, int h, int d_k);
+void split_heads(double* out, const double* in, int B, int L, int h, int d_k);
 void concat_heads(float* out, const float* in, int B, int h, int L, int d_v);
+void concat_heads(double* out, const double* in, int B, int h, int L, int d_v);
 
 // Where scaled_dot_product_attention writes. Only weights and context are required;
 // a null scores/scaled/masked skips recording that intermediate.
-struct SdpaOutputs {
-    float* scores = nullptr;   // (L_q, L_kv)
-    float* scaled = nullptr;   // (L_q, L_kv)
-    float* masked = nullptr;   // (L_q, L_kv)
-    float* weights = nullptr;  // (L_q, L_kv)
-    float* context = nullptr;  // (L_q, d_v)
+template <typename T>
+struct SdpaOutputsT {
+    T* scores = nullptr;   // (L_q, L_kv)
+    T* scaled = nullptr;   // (L_q, L_kv)
+    T* masked = nullptr;   // (L_q, L_kv)
+    T* weights = nullptr;  // (L_q, L_kv)
+    T* context = nullptr;  // (L_q, d_v)
 };
+using SdpaOutputs = SdpaOutputsT<float>;
 
 struct SdpaOptions {
     bool scale = true;                     // divide by √d_k
@@ -43,6 +51,9 @@ struct SdpaOptions {
 // scores cannot overflow exp; a row whose keys are all masked with -inf becomes NaN,
 // exactly as in PyTorch.
 void scaled_dot_product_attention(const SdpaOutputs& out, const float* q, const float* k, const float* v,
+                                  const float* keep, int L_q, int L_kv, int d_k, int d_v,
+                                  const SdpaOptions& options = {});
+void scaled_dot_product_attention(const SdpaOutputsT<double>& out, const double* q, const double* k, const double* v,
                                   const float* keep, int L_q, int L_kv, int d_k, int d_v,
                                   const SdpaOptions& options = {});
 

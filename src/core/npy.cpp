@@ -20,11 +20,11 @@ bool little_endian() {
 }
 }  // namespace
 
-std::string encode_npy(const Tensor& t) {
-    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+std::string encode_npy_items(const char* descr, const std::vector<int>& shape, const void* data, size_t item_bytes) {
+    std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
     // A Python tuple: (4,) for one dimension, (2, 4) for more.
-    for (size_t i = 0; i < t.shape.size(); ++i) dict += (i ? ", " : "") + std::to_string(t.shape[i]);
-    dict += t.shape.size() == 1 ? ",), }" : "), }";
+    for (size_t i = 0; i < shape.size(); ++i) dict += (i ? ", " : "") + std::to_string(shape[i]);
+    dict += shape.size() == 1 ? ",), }" : "), }";
     const size_t preamble = 10;  // magic (6) + version (2) + header length (2)
     size_t total = preamble + dict.size() + 1;
     dict.append((64 - total % 64) % 64, ' ');
@@ -36,19 +36,19 @@ std::string encode_npy(const Tensor& t) {
     out += static_cast<char>(len & 0xff);
     out += static_cast<char>(len >> 8);
     out += dict;
-    const size_t at = out.size();
-    out.resize(at + t.size() * 4);
+    const size_t at = out.size(), count = element_count(shape);
+    out.resize(at + count * item_bytes);
     if (little_endian()) {
-        std::memcpy(&out[at], t.data.data(), t.size() * 4);
+        std::memcpy(&out[at], data, count * item_bytes);
     } else {
-        for (size_t i = 0; i < t.size(); ++i) {
-            uint32_t u;
-            std::memcpy(&u, &t.data[i], 4);
-            for (int b = 0; b < 4; ++b) out[at + i * 4 + b] = static_cast<char>((u >> (8 * b)) & 0xff);
-        }
+        const unsigned char* in = static_cast<const unsigned char*>(data);
+        for (size_t i = 0; i < count; ++i)
+            for (size_t b = 0; b < item_bytes; ++b) out[at + i * item_bytes + b] = static_cast<char>(in[i * item_bytes + item_bytes - 1 - b]);
     }
     return out;
 }
+
+std::string encode_npy(const Tensor& t) { return encode_npy_items("<f4", t.shape, t.data.data(), 4); }
 
 bool decode_npy(const std::string& bytes, Tensor* out, std::string* error) {
     auto fail = [&](const std::string& why) {

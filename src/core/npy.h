@@ -9,6 +9,9 @@ namespace lab {
 
 // The whole file's bytes for a tensor.
 std::string encode_npy(const Tensor& t);
+// The whole file's bytes for any array of fixed-size items in host order, written
+// little-endian: descr "<f4", "<i8", ... (the training checkpoints' int64 batches).
+std::string encode_npy_items(const char* descr, const std::vector<int>& shape, const void* data, size_t item_bytes);
 // Parses .npy bytes holding little-endian float32 in C order. On failure returns
 // false and says why in *error (e.g. "expected dtype '<f4', got '<f8'").
 bool decode_npy(const std::string& bytes, Tensor* out, std::string* error);

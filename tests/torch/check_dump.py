@@ -7,7 +7,10 @@ DIR is a dump written by `attnlab trace --out DIR` (or a golden fixture director
 same format). The inputs x, memory, w_*, b_*, mask and the config are taken from the
 dump; every tensor is recomputed with the explicit PyTorch pipeline (tests/torch/reference.py)
 and, where it applies (scale on), cross-checked with torch's multi_head_attention_forward.
-A dumped tensor matches when NaN/inf positions agree and allclose(atol=rtol=tol) holds.
+A dumped tensor matches when NaN/inf positions agree and |got - want| <= tol * max(1, max |want|)
++ tol * |want| holds: a float32 dot product over d_model terms carries the rounding of its
+largest terms, so a near-zero entry is judged at the tensor's scale (PyTorch with OpenBLAS
+rounds such entries differently from the reference BLAS).
 
 Exit status: 0 all match, 1 mismatch, 2 malformed dump.
 """
@@ -76,7 +79,10 @@ def main(argv=None):
     worst, failed, n_tensors = 0.0, [], 0
     print("%-14s %-16s %12s" % ("tensor", "shape", "max abs err"))
     for name, got, want in rows:
-        ok, err, note = ref.compare(got, want.numpy(), atol=tol, rtol=tol)
+        w = want.numpy()
+        finite = np.abs(w[np.isfinite(w)])
+        scale = max(1.0, float(finite.max())) if finite.size else 1.0
+        ok, err, note = ref.compare(got, w, atol=tol * scale, rtol=tol)
         if not name.startswith("mha:"):
             n_tensors += 1
         worst = max(worst, err)

@@ -1,0 +1,234 @@
+"""train_reference.py — PyTorch rebuilds of an Attention Lab training run from the
+checkpoint folder `attnlab train --out DIR` writes (manifest.json, init/, final/,
+batches/, loss.npy, lr.npy, grad1/, logits.npy).
+
+Two independent models, written from the paper and the manifest, not from the C++:
+  FunctionalModel  torch.nn.functional ops (any dtype; every switch: scaling, PE, biases)
+  NnModel          nn.TransformerEncoderLayer / nn.TransformerDecoderLayer stacks that
+                   load the checkpoint with load_state_dict (scaling and biases on)
+and replay(), which trains a FunctionalModel on the recorded batches with
+torch.optim.Adam at the recorded rates.
+
+Shared by tests/torch/check_training.py and tests/bench/train_torch.py.
+"""
+import json
+import math
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+class Checkpoint:
+    def __init__(self, folder):
+        with open(os.path.join(folder, "manifest.json")) as f:
+            self.manifest = json.load(f)
+        self.config = self.manifest["config"]
+        self.folder = folder
+        self.names = [p["name"] for p in self.manifest["params"]]
+        self.steps = self.manifest["steps"]
+
+    def params(self, part):
+        return {n: np.load(os.path.join(self.folder, part, n + ".npy")) for n in self.names}
+
+    def array(self, name):
+        return np.load(os.path.join(self.folder, name))
+
+    @property
+    def encoder_decoder(self):
+        return self.config["model"] == "encoder_decoder"
+
+    def batches(self):
+        """(S, B, L) int64 arrays: (src, dec_in, dec_out, loss_mask); src/loss_mask None when absent."""
+        b = os.path.join(self.folder, "batches")
+        if self.encoder_decoder:
+            return (np.load(os.path.join(b, "src.npy")), np.load(os.path.join(b, "tgt_in.npy")),
+                    np.load(os.path.join(b, "tgt_out.npy")), None)
+        return (None, np.load(os.path.join(b, "tokens.npy")), np.load(os.path.join(b, "targets.npy")),
+                np.load(os.path.join(b, "loss_mask.npy")))
+
+
+def positional_encoding(length, d_model):
+    """§3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), float64 then float32."""
+    pe = np.zeros((length, d_model))
+    pos = np.arange(length)[:, None]
+    cols = np.arange(0, d_model, 2)
+    angle = pos / np.power(10000.0, cols / d_model)
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle[:, : d_model // 2])
+    return pe.astype(np.float32)
+
+
+def task_loss(logits, dec_out, loss_mask, label_smoothing):
+    """Mean cross-entropy over every target (encoder-decoder) or where loss_mask is 1."""
+    if loss_mask is None:
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), dec_out.reshape(-1),
+                               label_smoothing=label_smoothing)
+    keep = loss_mask.bool()
+    return F.cross_entropy(logits[keep], dec_out[keep], label_smoothing=label_smoothing)
+
+
+def causal_keep(n):
+    return torch.ones(n, n, dtype=torch.bool).tril()
+
+
+class FunctionalModel:
+    """The paper's post-LN Transformer with the checkpoint's switches, in plain functional ops."""
+
+    def __init__(self, config, state, dtype):
+        self.c = config
+        self.dtype = dtype
+        self.p = {k: torch.tensor(v, dtype=dtype, requires_grad=True) for k, v in state.items()}
+        length = max(config["src_len"], config["dec_len"])
+        self.pe = torch.tensor(positional_encoding(length, config["d_model"]), dtype=dtype)
+
+    def mha(self, prefix, xq, xkv, causal):
+        p, c = self.p, self.c
+        w = p[prefix + ".in_proj_weight"]
+        d = w.shape[1]
+        b = p.get(prefix + ".in_proj_bias")
+        bq, bk, bv = (b[:d], b[d:2 * d], b[2 * d:]) if b is not None else (None, None, None)
+        q, k, v = F.linear(xq, w[:d], bq), F.linear(xkv, w[d:2 * d], bk), F.linear(xkv, w[2 * d:], bv)
+        B, Lq, Lk, h = q.shape[0], q.shape[1], k.shape[1], c["heads"]
+        dk = d // h
+        q = q.view(B, Lq, h, dk).transpose(1, 2)
+        k = k.view(B, Lk, h, dk).transpose(1, 2)
+        v = v.view(B, Lk, h, dk).transpose(1, 2)
+        s = q @ k.transpose(-2, -1)
+        if c["scale"]:
+            s = s / math.sqrt(dk)
+        if causal:
+            s = s.masked_fill(~causal_keep(Lq), float("-inf"))
+        a = torch.softmax(s, dim=-1)
+        ctx = (a @ v).transpose(1, 2).reshape(B, Lq, d)
+        return F.linear(ctx, p[prefix + ".out_proj.weight"], p.get(prefix + ".out_proj.bias"))
+
+    def norm(self, prefix, x):
+        return F.layer_norm(x, (x.shape[-1],), self.p[prefix + ".weight"], self.p[prefix + ".bias"],
+                            self.c["layer_norm_eps"])
+
+    def ffn(self, prefix, x):
+        p = self.p
+        hidden = F.relu(F.linear(x, p[prefix + ".linear1.weight"], p[prefix + ".linear1.bias"]))
+        return F.linear(hidden, p[prefix + ".linear2.weight"], p[prefix + ".linear2.bias"])
+
+    def embed(self, tokens):
+        x = F.embedding(tokens, self.p["embedding.weight"]) * math.sqrt(self.c["d_model"])
+        return x + self.pe[: tokens.shape[1]] if self.c["pe"] else x
+
+    def logits(self, src, dec_in):
+        c = self.c
+        if c["model"] == "encoder_decoder":
+            mem = self.embed(src)
+            for i in range(c["layers"]):
+                pre = f"encoder.layers.{i}"
+                mem = self.norm(pre + ".norm1", mem + self.mha(pre + ".self_attn", mem, mem, False))
+                mem = self.norm(pre + ".norm2", mem + self.ffn(pre, mem))
+            x = self.embed(dec_in)
+            for i in range(c["layers"]):
+                pre = f"decoder.layers.{i}"
+                x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, True))
+                x = self.norm(pre + ".norm2", x + self.mha(pre + ".multihead_attn", x, mem, False))
+                x = self.norm(pre + ".norm3", x + self.ffn(pre, x))
+        else:
+            x = self.embed(dec_in)
+            for i in range(c["layers"]):
+                pre = f"layers.{i}"
+                x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, True))
+                x = self.norm(pre + ".norm2", x + self.ffn(pre, x))
+        return F.linear(x, self.p["generator.weight"], self.p["generator.bias"])
+
+    def loss(self, src, dec_in, dec_out, loss_mask):
+        return task_loss(self.logits(src, dec_in), dec_out, loss_mask, self.c["label_smoothing"])
+
+
+def step_tensors(batches, s):
+    src, dec_in, dec_out, mask = batches
+    t = lambda a: None if a is None else torch.from_numpy(a[s])
+    return t(src), t(dec_in), t(dec_out), t(mask)
+
+
+def replay(ck, dtype, steps=None):
+    """Trains a FunctionalModel from init/ on the recorded batches at the recorded rates.
+    Returns (losses per step, {name: step-1 gradient as float64 numpy})."""
+    model = FunctionalModel(ck.config, ck.params("init"), dtype)
+    adam = ck.config["adam"]
+    opt = torch.optim.Adam(list(model.p.values()), lr=1.0, betas=(adam["beta1"], adam["beta2"]), eps=adam["eps"])
+    lrs = ck.array("lr.npy")
+    batches = ck.batches()
+    losses, grads1 = [], {}
+    for s in range(steps if steps is not None else ck.steps):
+        for group in opt.param_groups:
+            group["lr"] = float(lrs[s])
+        opt.zero_grad()
+        loss = model.loss(*step_tensors(batches, s))
+        loss.backward()
+        losses.append(loss.item())
+        if s == 0:
+            grads1 = {n: t.grad.detach().double().numpy() for n, t in model.p.items()}
+        opt.step()
+    return losses, grads1
+
+
+class NnModel(torch.nn.Module):
+    """PyTorch's own layers, keyed exactly as the checkpoint: embedding, encoder.layers /
+    decoder.layers (or layers for decoder-only), generator."""
+
+    def __init__(self, c):
+        super().__init__()
+        d, h, ff, eps = c["d_model"], c["heads"], c["d_ff"], c["layer_norm_eps"]
+        self.c = c
+        self.embedding = torch.nn.Embedding(c["vocab_size"], d)
+        enc_layer = lambda: torch.nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, activation="relu",
+                                                             layer_norm_eps=eps, batch_first=True, norm_first=False)
+        if c["model"] == "encoder_decoder":
+            self.encoder = torch.nn.Module()
+            self.encoder.layers = torch.nn.ModuleList(enc_layer() for _ in range(c["layers"]))
+            self.decoder = torch.nn.Module()
+            self.decoder.layers = torch.nn.ModuleList(
+                torch.nn.TransformerDecoderLayer(d, h, ff, dropout=0.0, activation="relu", layer_norm_eps=eps,
+                                                 batch_first=True, norm_first=False) for _ in range(c["layers"]))
+        else:
+            self.layers = torch.nn.ModuleList(enc_layer() for _ in range(c["layers"]))
+        self.generator = torch.nn.Linear(d, c["vocab_out"])
+        self.register_buffer("pe", torch.from_numpy(positional_encoding(max(c["src_len"], c["dec_len"]), d)))
+
+    def embed(self, tokens):
+        x = self.embedding(tokens) * math.sqrt(self.c["d_model"])
+        return x + self.pe[: tokens.shape[1]] if self.c["pe"] else x
+
+    def forward(self, src, dec_in):
+        n = dec_in.shape[1]
+        causal = torch.nn.Transformer.generate_square_subsequent_mask(n)
+        if self.c["model"] == "encoder_decoder":
+            mem = self.embed(src)
+            for layer in self.encoder.layers:
+                mem = layer(mem)
+            x = self.embed(dec_in)
+            for layer in self.decoder.layers:
+                x = layer(x, mem, tgt_mask=causal)
+        else:
+            x = self.embed(dec_in)
+            for layer in self.layers:
+                x = layer(x, src_mask=causal)
+        return self.generator(x)
+
+    def loss(self, src, dec_in, dec_out, loss_mask):
+        return task_loss(self.forward(src, dec_in), dec_out, loss_mask, self.c["label_smoothing"])
+
+
+def nn_model(ck, part):
+    model = NnModel(ck.config)
+    model.load_state_dict({n: torch.from_numpy(v) for n, v in ck.params(part).items()}, strict=False)
+    missing = set(model.state_dict()) - set(ck.names) - {"pe"}
+    if missing:
+        raise ValueError(f"checkpoint lacks {sorted(missing)}")
+    return model
+
+
+def blas_library():
+    """Which BLAS this process mapped (Debian's torch follows libblas.so.3's alternative)."""
+    with open("/proc/self/maps") as maps:
+        libs = {line.split()[-1] for line in maps if "blas" in line.lower() and "/" in line}
+    return ", ".join(sorted(libs)) or "unknown"
