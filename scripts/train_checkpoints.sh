@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# train_checkpoints.sh — trains the shipped checkpoints (checkpoints/{copy,reverse,sort,induction})
+# train_checkpoints.sh — trains the shipped checkpoints (web/checkpoints/{copy,reverse,sort,induction})
 # that the page opens instantly. They come from the wasm build of `attnlab` run by Node: its float
 # arithmetic is IEEE with no fused multiply-add and its libm is compiled in, so the bytes are the
 # same on every machine and with any native compiler flags (-march=native included). A second run
@@ -10,7 +10,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 cli="$here/build/web/attnlab.js"
 [ -f "$cli" ] || "$here/scripts/build.sh" web
-out="$here/checkpoints"
+out="$here/web/checkpoints"
 
 # name -> flags (small models: the four fit in 300 KB)
 declare -A runs=(
