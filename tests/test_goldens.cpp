@@ -4,8 +4,9 @@
 // experiments' texts and the PyTorch script, in English and in 中文.
 //
 // The captures were made with the code as it was before the core returned messages
-// instead of text; the functions in the first block are the only place that says how
-// a text is produced in a given language.
+// instead of text (a process-wide language then decided what trf() wrote); the
+// functions in the first block are the only place that says how a text is produced in
+// a given language.
 //
 // Native only: the wasm build rounds a few float sums differently in the last digit
 // (Eigen's SIMD paths), which shows in printed details such as "max |sum - 1| = 6e-08".
@@ -37,14 +38,9 @@ namespace {
 
 // ---------------------------------------------------------------- how texts are made
 
-struct InLanguage {
-    explicit InLanguage(Lang l) { set_language(l); }
-    ~InLanguage() { set_language(Lang::En); }
-};
-
-std::string errors_text(const std::vector<ConfigError>& errors, Lang) {
+std::string errors_text(const std::vector<ConfigError>& errors, Lang lang) {
     std::string s;
-    for (const ConfigError& e : errors) s += "  " + e.param + ": " + e.message + "\n";
+    for (const ConfigError& e : errors) s += "  " + e.param + ": " + render(e.message, lang) + "\n";
     return s;
 }
 
@@ -61,20 +57,15 @@ std::string config_line(const AttentionConfig& c) {
            " cross=" + std::to_string(c.cross);
 }
 
-std::string validate_text(const AttentionConfig& c, Lang lang) {
-    InLanguage in(lang);
-    return errors_text(validate(c), lang);
-}
+std::string validate_text(const AttentionConfig& c, Lang lang) { return errors_text(validate(c), lang); }
 
 std::string hash_notes_text(const std::string& hash, Lang lang) {
-    InLanguage in(lang);
     std::string s;
-    for (const std::string& n : decode_url_state(hash).notes) s += "  " + n + "\n";
+    for (const Msg& n : decode_url_state(hash).notes) s += "  " + render(n, lang) + "\n";
     return s;
 }
 
 std::string config_file_text(const std::string& text, const std::string& name, const AttentionConfig& base, Lang lang) {
-    InLanguage in(lang);
     const ConfigFileResult r = parse_config_file(text, name, base);
     std::string s = std::string("  ok ") + (r.ok ? "true" : "false") + ", format " + r.format + "\n  applied:";
     for (const std::string& k : r.applied) s += " " + k;
@@ -85,25 +76,20 @@ std::string config_file_text(const std::string& text, const std::string& name, c
 }
 
 std::string stage_text(StageId id, Lang lang) {
-    InLanguage in(lang);
     const StageInfo& info = stage_info(id);
-    return std::string(info.key) + " | " + info.chip + " | " + info.title + "\n  formula: " + info.formula +
-           "\n  pytorch: " + info.pytorch + "\n  why: " + info.why + "\n";
+    return std::string(info.key) + " | " + tr(info.chip, lang) + " | " + tr(info.title, lang) + "\n  formula: " +
+           tr(info.formula, lang) + "\n  pytorch: " + info.pytorch + "\n  why: " + tr(info.why, lang) + "\n";
 }
 
 std::string prompt_text(const Trace& tr, int stage, int item, int head, Lang lang) {
-    InLanguage in(lang);
-    return stage_prompt_text(tr, stage, item, head);
+    return stage_prompt_text(tr, stage, item, head, lang);
 }
 
-std::string trace_json_text(const AttentionConfig& c, Lang lang) {
-    InLanguage in(lang);
-    return trace_json(run_trace(c));
-}
+std::string trace_json_text(const AttentionConfig& c, Lang lang) { return trace_json(run_trace(c), lang); }
 
 std::string derivation_text(const Trace& tr, const std::string& tensor, const std::vector<int>& index, Lang lang) {
-    InLanguage in(lang);
-    return derive_cell(tr, tensor, index);
+    TensorId id;
+    return tensor_id(tensor, &id) ? render(derive_cell(tr, id, index), lang) : "";
 }
 
 std::string number(double v) {
@@ -113,21 +99,19 @@ std::string number(double v) {
 }
 
 std::string mistakes_text(const AttentionConfig& c, Lang lang) {
-    InLanguage in(lang);
     std::string s;
-    for (Mistake m : all_mistakes()) {
+    for (const MistakeSpec& m : mistakes()) {
         const MistakeResult r = run_mistake(m, c);
-        s += r.key + " | " + r.title + "\n  buggy:   " + r.buggy_line + "\n  correct: " + r.correct_line + "\n";
+        s += r.key + " | " + render(r.title, lang) + "\n  buggy:   " + r.buggy_line + "\n  correct: " + r.correct_line + "\n";
         if (!r.runs) s += "  raises at " + r.stops_at + ": " + r.error + "\n";
         s += "  max_row_sum_error " + number(r.max_row_sum_error) + ", future_weight " + number(r.future_weight) +
              ", output_diff " + number(r.output_diff) + ", nan " + std::to_string(r.nan_weights) + "/" +
-             std::to_string(r.nan_outputs) + "\n  symptom: " + r.symptom + "\n";
+             std::to_string(r.nan_outputs) + "\n  symptom: " + render(r.symptom, lang) + "\n";
     }
     return s;
 }
 
 std::string masks_text(const AttentionConfig& c, Lang lang) {
-    InLanguage in(lang);
     const MaskComparison m = mask_experiment(c);
     std::string s;
     std::vector<const MaskCase*> cases;
@@ -135,17 +119,16 @@ std::string masks_text(const AttentionConfig& c, Lang lang) {
     cases.push_back(&m.fully_masked_inf);
     cases.push_back(&m.fully_masked_1e9);
     for (const MaskCase* mc : cases)
-        s += mc->name + " | " + mc->label + " | " + mc->description + "\n  future_nonzero " +
+        s += mc->name + " | " + render(mc->label, lang) + " | " + render(mc->description, lang) + "\n  future_nonzero " +
              std::to_string(mc->future_nonzero) + ", fully_masked_rows " + std::to_string(mc->fully_masked_rows) +
              ", nan " + (mc->has_nan ? "yes" : "no") + "\n";
-    return s + "why fully masked: " + m.fully_masked_why + "\nwhy inverted: " + m.inverted_why + "\n";
+    return s + "why fully masked: " + render(m.fully_masked_why, lang) + "\nwhy inverted: " + render(m.inverted_why, lang) + "\n";
 }
 
 std::string encdec_text(const AttentionConfig& c, Lang lang) {
-    InLanguage in(lang);
     std::string s;
     for (const AttentionKind& k : encoder_decoder_experiment(c, c.L_q() + 2, c.L_q()))
-        s += k.name + " | " + k.label + " | weights " + shape_numbers(k.trace.find("weights")->shape) + "\n";
+        s += k.name + " | " + render(k.label, lang) + " | weights " + shape_numbers(k.trace[TensorId::Weights].shape) + "\n";
     return s;
 }
 

@@ -11,8 +11,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/derivation.h"
-#include "core/i18n.h"
 
 namespace lab {
 
@@ -24,7 +22,7 @@ uint32_t head_color(int h) {
     return palette[h % 8];
 }
 
-void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan) {
+void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan, const char* masked_label) {
     const float scale = ImGui::GetFontSize() / 13.0f;
     const float w = 70.0f * scale, h = ImGui::GetTextLineHeight() * 0.6f;
     char lo[24], hi[24];
@@ -52,7 +50,7 @@ void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan) {
         ImGui::SameLine(0, 3 * scale);
         ImGui::TextDisabled("%s", label);
     };
-    if (has_masked) swatch(kMaskedColor, tr(Str::ui_legend_masked));
+    if (has_masked) swatch(kMaskedColor, masked_label);
     if (has_nan) swatch(kNanColor, "NaN");
 }
 
