@@ -67,7 +67,7 @@ TEST_CASE("config keys: a second struct's table is read from flags and links, an
     CHECK(hash == "layers=6&lr=0.25&tied=1&schedule=paper&warmup=400,4000");
     DemoConfig back;
     std::vector<Msg> notes;
-    for (const std::string& part : {"layers=6", "lr=0.25", "tied=1", "schedule=paper", "warmup=400,4000"}) {
+    for (const std::string part : {"layers=6", "lr=0.25", "tied=1", "schedule=paper", "warmup=400,4000"}) {
         const size_t eq = part.find('=');
         CHECK(decode_key(demo_keys().rows, part.substr(0, eq), part.substr(eq + 1), &back, &notes, nullptr));
     }

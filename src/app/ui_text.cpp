@@ -10,17 +10,11 @@ const TextEntry kEntries[kUiStrCount] = {
 #include "strings/all.def"
 #undef LAB_STR
 };
+const TextTable kTable{kEntries, kUiStrCount};
 
 }  // namespace
 
-const TextTable& ui_text_table() {
-    static const TextTable table{kEntries, kUiStrCount};
-    return table;
-}
-
-const TextEntry& text_entry(UiStr id) {
-    const int i = static_cast<int>(id);
-    return kEntries[i >= 0 && i < kUiStrCount ? i : 0];
-}
+const TextTable& ui_text_table() { return kTable; }
+const TextEntry& text_entry(UiStr id) { return kTable.at(id); }
 
 }  // namespace lab

@@ -159,72 +159,59 @@ template <auto F>
 const TypeOf<F>* field_of(const void* c) { return &(static_cast<const ClassOf<F>*>(c)->*F); }
 }  // namespace key_detail
 
+// A key of this type, named the same in files, links and messages.
+inline ConfigKey key_of(KeyType type, const char* name) {
+    ConfigKey k;
+    k.name = name, k.type = type, k.file_names = {name}, k.hash_names = {name};
+    return k;
+}
+inline ConfigKey ranged(ConfigKey k, long long lo, int ConfigLimits::*hi) { return k.lo = lo, k.hi = hi, k; }
+inline ConfigKey stored(ConfigKey k, long long (*get)(const void*), void (*set)(void*, long long)) { return k.get = get, k.set = set, k; }
+
 // A whole number in [lo, limits.*hi].
 template <auto F>
 ConfigKey whole(const char* name, long long lo, int ConfigLimits::*hi) {
-    ConfigKey k;
-    k.name = name;
-    k.type = KeyType::Whole, k.lo = lo, k.hi = hi, k.file_names = {name}, k.hash_names = {name};
-    k.get = key_detail::get<F>, k.set = key_detail::set<F>;
-    return k;
+    return stored(ranged(key_of(KeyType::Whole, name), lo, hi), key_detail::get<F>, key_detail::set<F>);
 }
 
 // A real number in [lo, hi].
 template <auto F>
 ConfigKey decimal(const char* name, double lo, double hi) {
-    ConfigKey k;
-    k.name = name;
-    k.type = KeyType::Decimal, k.lo_real = lo, k.hi_real = hi, k.file_names = {name}, k.hash_names = {name};
-    k.get_real = key_detail::get_real<F>, k.set_real = key_detail::set_real<F>;
+    ConfigKey k = key_of(KeyType::Decimal, name);
+    k.lo_real = lo, k.hi_real = hi, k.get_real = key_detail::get_real<F>, k.set_real = key_detail::set_real<F>;
     return k;
 }
 
 // On / off.
 template <auto F>
-ConfigKey on_off(const char* name) {
-    ConfigKey k;
-    k.name = name;
-    k.type = KeyType::Switch, k.file_names = {name}, k.hash_names = {name};
-    k.get = key_detail::get<F>, k.set = key_detail::set<F>;
-    return k;
-}
+ConfigKey on_off(const char* name) { return stored(key_of(KeyType::Switch, name), key_detail::get<F>, key_detail::set<F>); }
 
 // One of `choices` (an enum field).
 template <auto F>
 ConfigKey choice(const char* name, std::vector<KeyChoice> choices) {
-    ConfigKey k;
-    k.name = name;
-    k.type = KeyType::Choice, k.choices = std::move(choices), k.file_names = {name}, k.hash_names = {name};
-    k.get = key_detail::get<F>, k.set = key_detail::set<F>;
-    return k;
+    ConfigKey k = stored(key_of(KeyType::Choice, name), key_detail::get<F>, key_detail::set<F>);
+    return k.choices = std::move(choices), k;
 }
 
 // Whole numbers in [lo, limits.*hi] (a std::vector<int> field).
 template <auto F>
 ConfigKey whole_list(const char* name, long long lo, int ConfigLimits::*hi) {
-    ConfigKey k;
-    k.name = name;
-    k.type = KeyType::WholeList, k.lo = lo, k.hi = hi, k.file_names = {name}, k.hash_names = {name};
-    k.ints = key_detail::field<F>, k.ints_of = key_detail::field_of<F>;
-    return k;
+    ConfigKey k = ranged(key_of(KeyType::WholeList, name), lo, hi);
+    return k.ints = key_detail::field<F>, k.ints_of = key_detail::field_of<F>, k;
 }
 
 // A 0/1 matrix (a std::vector<uint8_t> field, row-major) of the size shape() gives.
 template <auto F>
 ConfigKey keep_rows(const char* name, void (*shape)(const void*, int*, int*)) {
-    ConfigKey k;
-    k.name = name;
-    k.type = KeyType::KeepRows, k.shape = shape, k.file_names = {name}, k.hash_names = {name};
-    k.cells = key_detail::field<F>, k.cells_of = key_detail::field_of<F>;
-    return k;
+    ConfigKey k = key_of(KeyType::KeepRows, name);
+    return k.shape = shape, k.cells = key_detail::field<F>, k.cells_of = key_detail::field_of<F>, k;
 }
 
 // A value computed from other keys (not in the URL hash, no flag).
 inline ConfigKey derived(const char* name, long long (*value)(const void*), const char* derives,
                          Msg (*agree)(void*, const char*, long long, bool)) {
-    ConfigKey k;
-    k.name = name;
-    k.type = KeyType::Derived, k.get = value, k.derives = derives, k.agree = agree, k.file_names = {name};
+    ConfigKey k = key_of(KeyType::Derived, name);
+    k.get = value, k.derives = derives, k.agree = agree, k.hash_names.clear();
     return k;
 }
 

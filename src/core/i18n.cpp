@@ -12,18 +12,12 @@ const TextEntry kEntries[kStrCount] = {
 #include "strings/all.def"
 #undef LAB_STR
 };
+const TextTable kTable{kEntries, kStrCount};
 
 }  // namespace
 
-const TextTable& core_text_table() {
-    static const TextTable table{kEntries, kStrCount};
-    return table;
-}
-
-const TextEntry& text_entry(Str id) {
-    const int i = static_cast<int>(id);
-    return kEntries[i >= 0 && i < kStrCount ? i : 0];
-}
+const TextTable& core_text_table() { return kTable; }
+const TextEntry& text_entry(Str id) { return kTable.at(id); }
 
 const char* lang_code(Lang lang) { return lang == Lang::Zh ? "zh" : "en"; }
 

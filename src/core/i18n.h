@@ -40,6 +40,12 @@ struct TextEntry {
 struct TextTable {
     const TextEntry* entries;
     int count;
+    // The entry of an id (the first one for an id out of range).
+    template <class Id>
+    const TextEntry& at(Id id) const {
+        const int i = static_cast<int>(id);
+        return entries[i >= 0 && i < count ? i : 0];
+    }
 };
 
 enum class Str : int {
