@@ -26,6 +26,7 @@ struct HoverCell {
     std::vector<int> index;  // full index into the tensor
     float value = 0.0f;
     Msg text;                // derive_cell()
+    uint32_t color = 0;      // the colour the CPU gives the cell (colormap.h), to compare with the GPU's
 };
 
 // Where a widget was drawn this frame (pixels of the framebuffer), so tests and

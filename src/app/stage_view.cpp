@@ -59,8 +59,8 @@ Slice slice_of(const Tensor& t, int b, int head) {
 }
 
 // Hover bookkeeping: the cell's full index, value and derivation, and its tooltip.
-void hover_cell(LabApp& app, TensorId id, const Slice& s, const HeatmapHit& hit, const std::vector<std::string>& rows,
-                const std::vector<std::string>& cols) {
+void hover_cell(LabApp& app, TensorId id, const Slice& s, const HeatmapHit& hit, const ColorRange& range,
+                const std::vector<std::string>& rows, const std::vector<std::string>& cols) {
     const Tensor& t = app.trace[id];
     std::vector<int> index = s.prefix;
     if (t.shape.size() >= 2) index.push_back(hit.row);
@@ -69,6 +69,7 @@ void hover_cell(LabApp& app, TensorId id, const Slice& s, const HeatmapHit& hit,
     app.hover.index = index;
     app.hover.value = s.data[static_cast<long>(hit.row) * s.cols + hit.col];
     app.hover.text = derive_cell(app.trace, id, index);
+    app.hover.color = colormap_color(range, app.hover.value);
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
     ImGui::Text("%s = %s", t.name.c_str(), format_value(app.hover.value).c_str());
@@ -110,7 +111,7 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     opt.gpu_version = app.generation;
     const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt);
     app.heatmaps.push_back({t.name, s.prefix, s.rows, s.cols, hit.x, hit.y, hit.cell_w, hit.cell_h});
-    if (hit.row >= 0) hover_cell(app, id, s, hit, rows, cols);
+    if (hit.row >= 0) hover_cell(app, id, s, hit, opt.range, rows, cols);
 }
 
 // Every head as small multiples: in a row when few (or the stage shows every head), else a grid.

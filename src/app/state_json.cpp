@@ -1,5 +1,7 @@
 // state_json.cpp — Attention Lab app: window.lab.state(), what is on screen as JSON,
 // every text in the language the interface shows.
+#include <cstdio>
+
 #include "core/stages.h"
 #include "experiments.h"
 #include "interop/json_export.h"
@@ -11,9 +13,13 @@ namespace {
 
 Json selection_json(const LabApp& app) {
     Json hover = nullptr;
-    if (!app.hover.tensor.empty())
+    if (!app.hover.tensor.empty()) {
+        char color[8];  // "#rrggbb"
+        const uint32_t c = app.hover.color;
+        std::snprintf(color, sizeof color, "#%02x%02x%02x", c & 0xFF, (c >> 8) & 0xFF, (c >> 16) & 0xFF);
         hover = {{"tensor", app.hover.tensor}, {"index", app.hover.index}, {"value", json_number(app.hover.value)},
-                 {"text", say(app, app.hover.text)}};
+                 {"text", say(app, app.hover.text)}, {"color", color}};
+    }
     return {{"batch", app.batch_item}, {"head", app.head}, {"all_heads", app.all_heads}, {"hover", hover}};
 }
 
