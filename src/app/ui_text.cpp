@@ -3,18 +3,14 @@
 
 namespace lab {
 
-namespace {
-
-const TextEntry kEntries[kUiStrCount] = {
+const TextTable& ui_text_table() {
+    static const TextEntry entries[kUiStrCount] = {
 #define LAB_STR(key, en, zh) {#key, {en, zh}},
 #include "strings/all.def"
 #undef LAB_STR
-};
-const TextTable kTable{kEntries, kUiStrCount};
-
-}  // namespace
-
-const TextTable& ui_text_table() { return kTable; }
-const TextEntry& text_entry(UiStr id) { return kTable.at(id); }
+    };
+    static const TextTable table{entries, kUiStrCount};
+    return table;
+}
 
 }  // namespace lab

@@ -20,7 +20,7 @@ enum class UiStr : int {
 constexpr int kUiStrCount = static_cast<int>(UiStr::Count_);
 
 const TextTable& ui_text_table();
-const TextEntry& text_entry(UiStr id);
+inline const TextEntry& text_entry(UiStr id) { return ui_text_table().at(id); }
 inline const char* tr(UiStr id, Lang lang) { return text_entry(id).text[static_cast<int>(lang)]; }
 
 }  // namespace lab

@@ -9,15 +9,21 @@
 //
 // The table type serves any configuration struct: KeyTable<C> holds rows whose accessors
 // take the struct as void*, made from member pointers by the row builders below, so a
-// second struct (a training configuration) gets its own table of the same rows:
+// second struct (a training configuration) gets its own table of the same rows, e.g.
 //
 //   const KeyTable<TrainConfig>& train_keys() {
 //       static const KeyTable<TrainConfig> t{{
 //           whole<&TrainConfig::layers>("layers", 1, &ConfigLimits::max_layers).flag("--layers"),
-//           choice<&TrainConfig::task>("task", {{"copy"}, {"reverse"}, ...}, ...).flag("--task"),
+//           decimal<&TrainConfig::label_smoothing>("label_smoothing", 0.0, 0.99).flag("--label-smoothing"),
+//           choice<&TrainConfig::task>("task", {{"copy"}, {"reverse"}, {"sort"}, {"induction"}}).flag("--task")
+//               .messages(...),
 //       }};
 //       return t;
 //   }
+//
+// (max_layers: a limit added to ConfigLimits.) KeyFlags (cli/cli.h) reads such a table's
+// flags, encode_keys/decode_key (core/url_state.h) its link, config_json_value
+// (interop/json_export.h) writes it.
 #pragma once
 #include <cmath>
 #include <cstdint>
