@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""string_table.py — Attention Lab build steps that read the string table
-(src/core/strings/*.def, see src/core/i18n.h) outside C++.
+"""string_table.py — Attention Lab build steps that read the string tables outside C++:
+the core's (src/core/strings/*.def, see src/core/i18n.h) and the app's
+(src/app/strings/*.def, see src/app/ui_text.h).
 
-  string_table.py text STRINGS_DIR OUT.txt   every character of the Chinese column,
-        plus GB2312 level 1 (3,755 common hanzi) and CJK punctuation for typed
+  string_table.py text OUT.txt STRINGS_DIR...   every character of the Chinese column of
+        every table, plus GB2312 level 1 (3,755 common hanzi) and CJK punctuation for typed
         tokens: the --text-file for fontTools.subset, so a new string cannot miss a glyph.
   string_table.py cmap OUT.txt NAME=FONT...  the code points each built font maps,
         one "NAME XXXX" line each (hex): the tests check every string against it.
   string_table.py page STRINGS_DIR IN.html OUT.html   the served index.html: the
-        page_* entries as JSON for its script ("null /*LAB_PAGE_STRINGS*/"), and
-        {{en:KEY}} / {{zh:KEY}} replaced by the HTML-escaped text.
+        page_* entries (src/app/strings/page.def) as JSON for its script
+        ("null /*LAB_PAGE_STRINGS*/"), and {{en:KEY}} / {{zh:KEY}} replaced by the
+        HTML-escaped text.
 """
 import pathlib
 import re
@@ -99,14 +101,16 @@ def gb2312_level1():
     return out
 
 
-def write_text(strings_dir, out):
+def write_text(out, strings_dirs):
     chars = set()
     count = 0
-    for key, groups in entries(strings_dir):
-        chars.update(c for c in groups[1] if ord(c) > 0x7E)
-        count += 1
-    if count == 0:
-        sys.exit(f"string_table.py: no LAB_STR entries under {strings_dir}")
+    for strings_dir in strings_dirs:
+        before = count
+        for key, groups in entries(strings_dir):
+            chars.update(c for c in groups[1] if ord(c) > 0x7E)
+            count += 1
+        if count == before:
+            sys.exit(f"string_table.py: no LAB_STR entries under {strings_dir}")
     chars.update(gb2312_level1())
     chars.update(chr(c) for c in range(0x3000, 0x3020))   # CJK punctuation: 、。「」《》…
     chars.update(chr(c) for c in range(0xFF01, 0xFF5F))   # full-width forms: ，！？（）：；
@@ -148,8 +152,8 @@ def write_page(strings_dir, html_in, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "text":
-        write_text(sys.argv[2], sys.argv[3])
+    if len(sys.argv) >= 4 and sys.argv[1] == "text":
+        write_text(sys.argv[2], sys.argv[3:])
     elif len(sys.argv) == 5 and sys.argv[1] == "page":
         write_page(sys.argv[2], sys.argv[3], sys.argv[4])
     elif len(sys.argv) >= 4 and sys.argv[1] == "cmap":

@@ -26,6 +26,8 @@
 #include "fuzz/fuzz_common.h"
 #include "interop/config_file.h"
 
+#include "text.h"
+
 using namespace lab;
 using namespace std::string_literals;
 
@@ -63,25 +65,25 @@ std::string check_row(const BadInput& row) {
     if (entry == "json" || entry == "toml") {
         const ConfigFileResult r = parse_config_file(row.input, "x." + entry);
         std::string errors;
-        for (const ConfigError& e : r.errors) errors += "\n  " + e.param + ": " + e.message.substr(0, 300);
+        for (const ConfigError& e : r.errors) errors += "\n  " + e.param + ": " + en(e.message).substr(0, 300);
         if (row.param.empty()) {
             if (r.ok && r.errors.empty() && validate(r.config).empty()) return "";
             return "not accepted:" + errors;
         }
         if (r.ok) return "accepted, expected an error";
         for (const ConfigError& e : r.errors)
-            if (e.param == row.param && contains(e.message, row.expect)) return "";
+            if (e.param == row.param && contains(en(e.message), row.expect)) return "";
         return "no error with param '" + row.param + "' containing the fragment; errors:" + errors;
     }
     if (entry == "hash") {
         const UrlDecode d = decode_url_state(row.input);
         std::string notes;
-        for (const std::string& n : d.notes) notes += "\n  " + n.substr(0, 300);
+        for (const Msg& n : d.notes) notes += "\n  " + en(n).substr(0, 300);
         const std::vector<ConfigError> invalid = validate(d.state.config);
-        if (!invalid.empty()) return "the decoded configuration is invalid: " + invalid[0].message;
+        if (!invalid.empty()) return "the decoded configuration is invalid: " + en(invalid[0].message);
         if (row.param.empty()) return d.notes.empty() ? "" : "unexpected notes:" + notes;
-        for (const std::string& n : d.notes)
-            if (contains(n, row.param) && contains(n, row.expect)) return "";
+        for (const Msg& note : d.notes)
+            if (contains(en(note), row.param) && contains(en(note), row.expect)) return "";
         return "no note naming '" + row.param + "' containing the fragment; notes:" + notes;
     }
     return "unknown entry point " + entry;
@@ -245,7 +247,7 @@ std::string link_round_trip(const AttentionConfig& c) {
     s.config = c;
     const std::string hash = encode_url_state(s);
     const UrlDecode back = decode_url_state(hash);
-    if (!back.notes.empty()) return "its link " + hash.substr(0, 200) + " decodes with a note: " + back.notes[0];
+    if (!back.notes.empty()) return "its link " + hash.substr(0, 200) + " decodes with a note: " + en(back.notes[0]);
     if (!lab_fuzz::same_config(c, back.state.config)) return "its link changes it to " + lab_fuzz::describe(back.state.config);
     return "";
 }
@@ -261,7 +263,7 @@ std::string replay(const std::string& target, const std::string& input) {
         const UrlDecode d = decode_url_state(input);
         if (!validate(d.state.config).empty()) return "decoded an invalid configuration";
         const UrlDecode d2 = decode_url_state(encode_url_state(d.state));
-        if (!d2.notes.empty()) return "re-decoding gives a note: " + d2.notes[0];
+        if (!d2.notes.empty()) return "re-decoding gives a note: " + en(d2.notes[0]);
         if (!lab_fuzz::same_config(d.state.config, d2.state.config) || d.state.tokens != d2.state.tokens ||
             d.state.view.stage != d2.state.view.stage || d.state.view.experiment != d2.state.view.experiment)
             return "encode/decode changed the state: " + lab_fuzz::describe(d2.state.config);

@@ -102,7 +102,9 @@ TEST_CASE("--out writes every tensor as .npy plus manifest.json, and they read b
         Tensor t;
         REQUIRE(read_file(dir + "/" + entry["file"].get<std::string>(), &bytes, &error));
         REQUIRE_MESSAGE(decode_npy(bytes, &t, &error), error);
-        const Tensor* want = tr.find(entry["name"]);
+        TensorId id;
+        REQUIRE(tensor_id(entry["name"].get<std::string>(), &id));
+        const Tensor* want = tr.find(id);
         REQUIRE(want != nullptr);
         CHECK(t.shape == entry["shape"].get<std::vector<int>>());
         CHECK(t.shape == want->shape);

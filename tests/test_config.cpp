@@ -3,12 +3,14 @@
 
 #include "core/config.h"
 
+#include "text.h"
+
 using namespace lab;
 
 namespace {
 std::string errors_of(const AttentionConfig& c) {
     std::string all;
-    for (const ConfigError& e : validate(c)) all += e.param + ": " + e.message + "\n";
+    for (const ConfigError& e : validate(c)) all += e.param + ": " + en(e.message) + "\n";
     return all;
 }
 }  // namespace
@@ -21,7 +23,7 @@ TEST_CASE("d_model not divisible by heads lists the valid heads") {
     const auto errors = validate(c);
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].param == "heads");
-    CHECK(errors[0].message == "d_model=10 is not divisible by heads=3 (valid heads: 1, 2, 5, 10)");
+    CHECK(en(errors[0].message) == "d_model=10 is not divisible by heads=3 (valid heads: 1, 2, 5, 10)");
     CHECK(valid_heads(512) == std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
 }
 

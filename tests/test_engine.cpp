@@ -7,13 +7,15 @@
 #include "core/trace.h"
 #include "naive_reference.h"
 
+#include "text.h"
+
 using namespace lab;
 
 namespace {
 
 // The keep mask expanded to (B, Lq, Lkv), whatever the trace's rank.
 std::vector<float> keep_per_item(const Trace& tr) {
-    const Tensor& m = *tr.find("mask");
+    const Tensor& m = tr[TensorId::Mask];
     const AttentionConfig& c = tr.config;
     if (m.shape.size() == 3) return m.data;
     std::vector<float> out;
@@ -23,24 +25,24 @@ std::vector<float> keep_per_item(const Trace& tr) {
 
 void check_against_naive(const AttentionConfig& c, double tol) {
     const Trace tr = run_trace(c);
-    auto t = [&](const char* name) { return tr.find(name)->data; };
+    auto t = [&](TensorId id) { return tr[id].data; };
     const naive::Result r =
-        naive::attention(t("query_in"), t("key_value_in"), t("w_q"), t("w_k"), t("w_v"), t("w_o"), t("b_q"), t("b_k"),
-                         t("b_v"), t("b_o"), keep_per_item(tr), c.batch, c.L_q(), c.L_kv(), c.d_model, c.heads, c.scale,
+        naive::attention(t(TensorId::QueryIn), t(TensorId::KeyValueIn), t(TensorId::WQ), t(TensorId::WK), t(TensorId::WV), t(TensorId::WO), t(TensorId::BQ), t(TensorId::BK),
+                         t(TensorId::BV), t(TensorId::BO), keep_per_item(tr), c.batch, c.L_q(), c.L_kv(), c.d_model, c.heads, c.scale,
                          mask_fill_value(c.mask_fill));
-    CHECK_CLOSE("q", t("q"), r.q, tol);
-    CHECK_CLOSE("k", t("k"), r.k, tol);
-    CHECK_CLOSE("v", t("v"), r.v, tol);
-    CHECK_CLOSE("q_heads", t("q_heads"), r.q_heads, tol);
-    CHECK_CLOSE("k_heads", t("k_heads"), r.k_heads, tol);
-    CHECK_CLOSE("v_heads", t("v_heads"), r.v_heads, tol);
-    CHECK_CLOSE("scores", t("scores"), r.scores, tol);
-    CHECK_CLOSE("scaled", t("scaled"), r.scaled, tol);
-    CHECK_CLOSE("masked", t("masked"), r.masked, tol);
-    CHECK_CLOSE("weights", t("weights"), r.weights, tol);
-    CHECK_CLOSE("context", t("context"), r.context, tol);
-    CHECK_CLOSE("concat", t("concat"), r.concat, tol);
-    CHECK_CLOSE("output", t("output"), r.output, tol);
+    CHECK_CLOSE("q", t(TensorId::Q), r.q, tol);
+    CHECK_CLOSE("k", t(TensorId::K), r.k, tol);
+    CHECK_CLOSE("v", t(TensorId::V), r.v, tol);
+    CHECK_CLOSE("q_heads", t(TensorId::QHeads), r.q_heads, tol);
+    CHECK_CLOSE("k_heads", t(TensorId::KHeads), r.k_heads, tol);
+    CHECK_CLOSE("v_heads", t(TensorId::VHeads), r.v_heads, tol);
+    CHECK_CLOSE("scores", t(TensorId::Scores), r.scores, tol);
+    CHECK_CLOSE("scaled", t(TensorId::Scaled), r.scaled, tol);
+    CHECK_CLOSE("masked", t(TensorId::Masked), r.masked, tol);
+    CHECK_CLOSE("weights", t(TensorId::Weights), r.weights, tol);
+    CHECK_CLOSE("context", t(TensorId::Context), r.context, tol);
+    CHECK_CLOSE("concat", t(TensorId::Concat), r.concat, tol);
+    CHECK_CLOSE("output", t(TensorId::Output), r.output, tol);
 }
 
 }  // namespace
@@ -115,8 +117,8 @@ TEST_CASE("causal mask keeps j <= i; future weights are exactly zero") {
     AttentionConfig c;
     c.seq_len = 5;
     const Trace tr = run_trace(c);
-    const Tensor& m = *tr.find("mask");
-    const Tensor& w = *tr.find("weights");
+    const Tensor& m = tr[TensorId::Mask];
+    const Tensor& w = tr[TensorId::Weights];
     REQUIRE(m.shape == std::vector<int>{5, 5});
     for (int i = 0; i < 5; ++i)
         for (int j = 0; j < 5; ++j) {
@@ -134,7 +136,7 @@ TEST_CASE("invariants are computed from the numbers") {
         for (const StageRecord& s : tr.stages)
             for (const InvariantCheck& ch : s.checks) {
                 ++checks;
-                INFO(ch.id << ": " << ch.detail);
+                INFO(ch.id << ": " << en(ch.detail));
                 CHECK(ch.pass);
             }
         CHECK(checks >= 15);
@@ -144,26 +146,33 @@ TEST_CASE("invariants are computed from the numbers") {
         c.mask = MaskKind::Padding, c.padding_lengths = {4, 0};
         const Trace tr = run_trace(c);
         CHECK(tr.fully_masked_rows == 2 * 4);  // item 1: 2 heads x 4 queries
-        const auto& mask_checks = tr.stage(StageId::Mask).checks;
-        CHECK_FALSE(mask_checks[1].pass);
-        CHECK(mask_checks[1].detail.find("NaN") != std::string::npos);
+        const InvariantCheck* fully = find_check(tr.stage(StageId::Mask), "no_fully_masked_rows");
+        REQUIRE(fully);
+        CHECK_FALSE(fully->pass);
+        CHECK(en(fully->detail).find("NaN") != std::string::npos);
         for (const auto& ch : tr.stage(StageId::Softmax).checks) CHECK(ch.pass);
-        CHECK(tr.stage(StageId::Output).checks[0].pass);  // NaN allowed only in those rows
+        const InvariantCheck* finite = find_check(tr.stage(StageId::Output), "finite");
+        REQUIRE(finite);
+        CHECK(finite->pass);  // NaN allowed only in those rows
         for (const auto& ch : tr.stage(StageId::Concat).checks) CHECK(ch.pass);  // NaN copied as NaN is in place
-        CHECK(std::isnan(tr.find("output")->at({1, 0, 0})));
-        CHECK(std::isfinite(tr.find("output")->at({0, 3, 7})));
+        CHECK(std::isnan(tr[TensorId::Output].at({1, 0, 0})));
+        CHECK(std::isfinite(tr[TensorId::Output].at({0, 3, 7})));
     }
     SUBCASE("-1e9 gives uniform weights on fully masked rows") {
         c.mask = MaskKind::Padding, c.padding_lengths = {4, 0}, c.mask_fill = MaskFill::NegBillion;
         const Trace tr = run_trace(c);
-        for (int j = 0; j < 4; ++j) CHECK(tr.find("weights")->at({1, 0, 2, j}) == doctest::Approx(0.25));
-        CHECK(tr.stage(StageId::Mask).checks[1].detail.find("uniform") != std::string::npos);
+        for (int j = 0; j < 4; ++j) CHECK(tr[TensorId::Weights].at({1, 0, 2, j}) == doctest::Approx(0.25));
+        const InvariantCheck* fully = find_check(tr.stage(StageId::Mask), "no_fully_masked_rows");
+        REQUIRE(fully);
+        CHECK(en(fully->detail).find("uniform") != std::string::npos);
     }
     SUBCASE("a corrupted weight fails the rows-sum-to-1 badge") {
         Trace tr = run_trace(c);
         for (auto& s : tr.stages) s.checks.clear();
-        const_cast<Tensor*>(tr.find("weights"))->data[1] += 0.5f;  // row 0 of (0, 0) now sums to 1.5
+        const_cast<Tensor&>(tr[TensorId::Weights]).data[1] += 0.5f;  // row 0 of (0, 0) now sums to 1.5
         check_invariants(tr);
-        CHECK_FALSE(tr.stage(StageId::Softmax).checks[0].pass);
+        const InvariantCheck* rows = find_check(tr.stage(StageId::Softmax), "rows_sum_to_1");
+        REQUIRE(rows);
+        CHECK_FALSE(rows->pass);
     }
 }

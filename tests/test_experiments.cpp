@@ -6,23 +6,23 @@
 #include <set>
 
 #include "core/experiments.h"
+#include "text.h"
 
 using namespace lab;
 
 namespace {
 
-const Tensor& tensor(const Trace& tr, const char* name) {
-    const Tensor* t = tr.find(name);
-    REQUIRE(t != nullptr);
-    return *t;
+const MistakeSpec& spec(const char* key) {
+    const MistakeSpec* m = find_mistake(key);
+    REQUIRE_MESSAGE(m != nullptr, key);
+    return *m;
 }
 
-MistakeResult mistake(Mistake m, int d_model, int heads, int seq_len, int batch,
-                      MaskFill fill = MaskFill::NegInf) {
+MistakeResult mistake(const char* key, int d_model, int heads, int seq_len, int batch, MaskFill fill = MaskFill::NegInf) {
     AttentionConfig c;
     c.d_model = d_model, c.heads = heads, c.seq_len = seq_len, c.batch = batch, c.mask_fill = fill;
     REQUIRE(validate(c).empty());
-    return run_mistake(m, c);
+    return run_mistake(spec(key), c);
 }
 
 // The default sweep (about 0.15 s natively), computed once for the scaling tests.
@@ -110,10 +110,10 @@ TEST_CASE("heads: d_k = d_model / h, weights (B, h, L, L), same input, knockout 
     for (const HeadsPoint& p : pts) {
         CAPTURE(p.heads);
         CHECK(p.d_k == 16 / p.heads);
-        CHECK(tensor(p.trace, "weights").shape == std::vector<int>{2, p.heads, 5, 5});
-        CHECK(tensor(p.trace, "q_heads").shape == std::vector<int>{2, p.heads, 5, 16 / p.heads});
-        CHECK(tensor(p.trace, "x").data == tensor(pts[0].trace, "x").data);      // same input for every h
-        CHECK(tensor(p.trace, "w_q").data == tensor(pts[0].trace, "w_q").data);  // and the same weights
+        CHECK(p.trace[TensorId::Weights].shape == std::vector<int>{2, p.heads, 5, 5});
+        CHECK(p.trace[TensorId::QHeads].shape == std::vector<int>{2, p.heads, 5, 16 / p.heads});
+        CHECK(p.trace[TensorId::X].data == pts[0].trace[TensorId::X].data);      // same input for every h
+        CHECK(p.trace[TensorId::WQ].data == pts[0].trace[TensorId::WQ].data);  // and the same weights
         REQUIRE(p.head_entropy.size() == static_cast<size_t>(p.heads));
         REQUIRE(p.knockout_delta.size() == static_cast<size_t>(p.heads));
         for (int i = 0; i < p.heads; ++i) {
@@ -129,9 +129,9 @@ TEST_CASE("heads: d_k = d_model / h, weights (B, h, L, L), same input, knockout 
     // h = 1: knocking out the only head leaves b_O, so the delta is ||output - b_O||.
     const Trace& one = pts[0].trace;
     double norm = 0;
-    const Tensor& out = tensor(one, "output");
+    const Tensor& out = one[TensorId::Output];
     for (size_t e = 0; e < out.size(); ++e) {
-        const double d = out.data[e] - tensor(one, "b_o").data[e % 16];
+        const double d = out.data[e] - one[TensorId::BO].data[e % 16];
         norm += d * d;
     }
     CHECK(pts[0].knockout_delta[0] == doctest::Approx(std::sqrt(norm)).epsilon(1e-5));
@@ -160,7 +160,7 @@ TEST_CASE("masks: causal hides the future, padding hides keys, inverted causal s
     const MaskCase &none = m.cases[0], &causal = m.cases[1], &padding = m.cases[2], &custom = m.cases[3],
                    &inverted = m.cases[4];
     // Same input and weights for every case.
-    for (const MaskCase& c : m.cases) CHECK(tensor(c.trace, "x").data == tensor(none.trace, "x").data);
+    for (const MaskCase& c : m.cases) CHECK(c.trace[TensorId::X].data == none.trace[TensorId::X].data);
 
     CHECK(none.future_nonzero == 2 * 2 * 6);  // B·h·L(L-1)/2 cells above the diagonal, all > 0
     CHECK(causal.future_nonzero == 0);
@@ -168,21 +168,21 @@ TEST_CASE("masks: causal hides the future, padding hides keys, inverted causal s
     CHECK(causal.fully_masked_rows == 0);
 
     // Padding lengths 4 and 2: item 1's keys 2 and 3 get weight exactly 0.
-    const Tensor& pw = tensor(padding.trace, "weights");
+    const Tensor& pw = padding.trace[TensorId::Weights];
     for (int head = 0; head < 2; ++head)
         for (int i = 0; i < 4; ++i)
             for (int j = 2; j < 4; ++j) CHECK(pw.at({1, head, i, j}) == 0.0f);
     CHECK(pw.at({0, 0, 0, 3}) > 0.0f);
 
     // Band |i - j| <= 1.
-    const Tensor& cw = tensor(custom.trace, "weights");
+    const Tensor& cw = custom.trace[TensorId::Weights];
     for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 4; ++j)
             if (std::abs(i - j) > 1) CHECK(cw.at({0, 1, i, j}) == 0.0f);
 
     // Inverted causal with -inf: rows 0..L-2 put all their weight on j > i; the last row
     // keeps no key at all -> NaN, as PyTorch.
-    const Tensor& iw = tensor(inverted.trace, "weights");
+    const Tensor& iw = inverted.trace[TensorId::Weights];
     CHECK(inverted.has_nan);
     CHECK(inverted.fully_masked_rows == 2 * 2);  // (b, head) pairs of the last query
     for (int b = 0; b < 2; ++b)
@@ -204,8 +204,8 @@ TEST_CASE("masks: causal hides the future, padding hides keys, inverted causal s
 TEST_CASE("masks: a fully masked row is NaN with -inf and uniform with -1e9") {
     AttentionConfig base;
     const MaskComparison m = mask_experiment(base);
-    const Tensor& wi = tensor(m.fully_masked_inf.trace, "weights");
-    const Tensor& wb = tensor(m.fully_masked_1e9.trace, "weights");
+    const Tensor& wi = m.fully_masked_inf.trace[TensorId::Weights];
+    const Tensor& wb = m.fully_masked_1e9.trace[TensorId::Weights];
     CHECK(m.fully_masked_inf.has_nan);
     CHECK_FALSE(m.fully_masked_1e9.has_nan);
     CHECK(m.fully_masked_inf.fully_masked_rows == 2 * 4);  // item 0: h·L rows
@@ -223,7 +223,7 @@ TEST_CASE("masks: a fully masked row is NaN with -inf and uniform with -1e9") {
     const MaskComparison m9 = mask_experiment(base);
     const MaskCase& inv = m9.cases[4];
     CHECK_FALSE(inv.has_nan);
-    const Tensor& iw = tensor(inv.trace, "weights");
+    const Tensor& iw = inv.trace[TensorId::Weights];
     for (int j = 0; j < 4; ++j) CHECK(iw.at({1, 1, 3, j}) == doctest::Approx(0.25).epsilon(1e-6));
     CHECK(m9.cases[1].future_nonzero == 0);  // -1e9 still gives exactly 0 after the softmax
 }
@@ -286,15 +286,15 @@ TEST_CASE("pe: dims outside d_model are dropped; an odd d_model breaks the offse
 // buggy weights and outputs of every running mistake were also recomputed once with
 // those torch lines from the trace's q, k, v, W^O: they agree to 3e-6.
 
-TEST_CASE("mistakes: every enum value has a distinct key, lines and a symptom") {
-    const std::vector<Mistake> all = all_mistakes();
-    CHECK(all.size() == 9);
+TEST_CASE("mistakes: every registry entry has a distinct key, lines and a symptom") {
+    CHECK(mistakes().size() == 9);
     std::set<std::string> keys;
     AttentionConfig c;
-    for (Mistake m : all) {
+    for (const MistakeSpec& m : mistakes()) {
         const MistakeResult r = run_mistake(m, c);
         CAPTURE(r.key);
-        CHECK(r.mistake == m);
+        CHECK(r.spec == &m);
+        CHECK(find_mistake(m.key) == &m);
         keys.insert(r.key);
         CHECK_FALSE(r.title.empty());
         CHECK_FALSE(r.buggy_line.empty());
@@ -315,20 +315,20 @@ TEST_CASE("mistakes: every enum value has a distinct key, lines and a symptom") 
 }
 
 TEST_CASE("mistakes: softmax over the wrong axis / over heads breaks the row sums") {
-    const MistakeResult axis = mistake(Mistake::SoftmaxWrongAxis, 8, 2, 4, 2);
+    const MistakeResult axis = mistake("softmax_wrong_axis", 8, 2, 4, 2);
     REQUIRE(axis.runs);
     CHECK(axis.max_row_sum_error > 0.5);  // columns sum to 1 instead (measured 2.30)
     CHECK(axis.output_diff > 0.2);        // measured 0.93
     CHECK(axis.nan_weights == 0);
 
-    const MistakeResult heads = mistake(Mistake::SoftmaxOverHeads, 8, 2, 4, 2);
+    const MistakeResult heads = mistake("softmax_over_heads", 8, 2, 4, 2);
     REQUIRE(heads.runs);
     CHECK(heads.max_row_sum_error > 0.5);  // measured 2.01
     // A future key is -inf in every head: softmax over heads of all -inf is NaN.
     CHECK(heads.nan_weights == 2 * 4 * 3);  // B · (L(L-1)/2 future cells) · h
     CHECK(heads.nan_outputs > 0);
 
-    const MistakeResult heads9 = mistake(Mistake::SoftmaxOverHeads, 16, 4, 6, 2, MaskFill::NegBillion);
+    const MistakeResult heads9 = mistake("softmax_over_heads", 16, 4, 6, 2, MaskFill::NegBillion);
     REQUIRE(heads9.runs);
     CHECK(heads9.nan_weights == 0);
     // -1e9 in every head -> 1/h each: future weight per row = (#future keys)/h, mean 2.5/4.
@@ -336,27 +336,27 @@ TEST_CASE("mistakes: softmax over the wrong axis / over heads breaks the row sum
 }
 
 TEST_CASE("mistakes: no scaling sharpens the softmax") {
-    const MistakeResult small = mistake(Mistake::NoScaling, 8, 2, 4, 2);
+    const MistakeResult small = mistake("no_scaling", 8, 2, 4, 2);
     REQUIRE(small.runs);
     CHECK(small.max_row_sum_error < 1e-5);  // still a softmax over the keys
     CHECK(small.mean_max_weight > small.correct_mean_max_weight);
     CHECK(small.output_diff > 0.05);  // d_k = 4: scores x2 (measured 0.14)
-    const MistakeResult big = mistake(Mistake::NoScaling, 512, 8, 4, 2);
+    const MistakeResult big = mistake("no_scaling", 512, 8, 4, 2);
     CHECK(big.mean_max_weight > 0.9);  // d_k = 64: scores x8 (measured 0.94 vs 0.73)
     CHECK(big.output_diff > small.output_diff);
 }
 
 TEST_CASE("mistakes: inverted mask looks only at the future; mask after softmax loses mass") {
-    const MistakeResult inv = mistake(Mistake::InvertedMask, 8, 2, 4, 2);
+    const MistakeResult inv = mistake("inverted_mask", 8, 2, 4, 2);
     REQUIRE(inv.runs);
     CHECK(inv.future_weight == doctest::Approx(1.0).epsilon(1e-6));  // every finite row
     CHECK(inv.nan_weights == 2 * 2 * 4);  // the last query's rows: all keys masked
-    const MistakeResult inv9 = mistake(Mistake::InvertedMask, 8, 2, 4, 2, MaskFill::NegBillion);
+    const MistakeResult inv9 = mistake("inverted_mask", 8, 2, 4, 2, MaskFill::NegBillion);
     CHECK(inv9.nan_weights == 0);
     CHECK(inv9.future_weight == doctest::Approx(0.75).epsilon(1e-6));  // rows 0..2 all future, row 3 uniform
     CHECK(inv9.output_diff > 0.5);
 
-    const MistakeResult after = mistake(Mistake::MaskAfterSoftmax, 8, 2, 4, 2);
+    const MistakeResult after = mistake("mask_after_softmax", 8, 2, 4, 2);
     REQUIRE(after.runs);
     CHECK(after.future_weight == 0);              // zeroed...
     CHECK(after.pre_mask_future_weight > 0.2);    // ...but only after the softmax spent it there (0.40)
@@ -365,47 +365,47 @@ TEST_CASE("mistakes: inverted mask looks only at the future; mask after softmax 
 }
 
 TEST_CASE("mistakes: wrong split view and concat without transpose run but scramble the output") {
-    const MistakeResult split = mistake(Mistake::WrongSplitView, 8, 2, 4, 2);
+    const MistakeResult split = mistake("wrong_split_view", 8, 2, 4, 2);
     REQUIRE(split.runs);
     CHECK(split.error.empty());
     CHECK(split.output_diff > 0.2);  // measured 0.67
     CHECK(split.max_row_sum_error < 1e-5);  // the weights are still softmax rows
-    const MistakeResult concat = mistake(Mistake::ConcatWithoutTranspose, 8, 2, 4, 2);
+    const MistakeResult concat = mistake("concat_without_transpose", 8, 2, 4, 2);
     REQUIRE(concat.runs);
     CHECK(concat.output_diff > 0.2);  // measured 0.56
-    CHECK(concat.weights.data == concat.correct.find("weights")->data);  // only the concat differs
+    CHECK(concat.weights.data == concat.correct[TensorId::Weights].data);  // only the concat differs
     // With one head both views coincide.
-    CHECK(mistake(Mistake::WrongSplitView, 8, 1, 4, 2).output_diff < 1e-6);
-    CHECK(mistake(Mistake::ConcatWithoutTranspose, 8, 1, 4, 2).output_diff < 1e-6);
+    CHECK(mistake("wrong_split_view", 8, 1, 4, 2).output_diff < 1e-6);
+    CHECK(mistake("concat_without_transpose", 8, 1, 4, 2).output_diff < 1e-6);
 }
 
 TEST_CASE("mistakes: hard-coded d_k raises PyTorch's view error with the actual numbers") {
-    const MistakeResult paper = mistake(Mistake::HardCodedDk, 512, 8, 4, 2);
+    const MistakeResult paper = mistake("hard_coded_dk", 512, 8, 4, 2);
     CHECK_FALSE(paper.runs);
     CHECK(paper.stops_at == "split_heads");
     CHECK(paper.error == "RuntimeError: shape '[2, 4, 8, 128]' is invalid for input of size 4096");
-    const MistakeResult tiny = mistake(Mistake::HardCodedDk, 8, 2, 4, 2);
+    const MistakeResult tiny = mistake("hard_coded_dk", 8, 2, 4, 2);
     CHECK(tiny.error == "RuntimeError: shape '[2, 4, 2, 128]' is invalid for input of size 64");
     // d_model / h = 128: the hard-coded value happens to be right.
-    const MistakeResult lucky = mistake(Mistake::HardCodedDk, 256, 2, 3, 1);
+    const MistakeResult lucky = mistake("hard_coded_dk", 256, 2, 3, 1);
     CHECK(lucky.runs);
     CHECK(lucky.output_diff == 0);
 }
 
 TEST_CASE("mistakes: q @ k raises bmm's error unless L_kv == d_k") {
-    const MistakeResult paper = mistake(Mistake::KInsteadOfKT, 512, 8, 4, 2);
+    const MistakeResult paper = mistake("k_instead_of_kt", 512, 8, 4, 2);
     CHECK_FALSE(paper.runs);
     CHECK(paper.stops_at == "scores");
     CHECK(paper.error ==
           "RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [16, 64] but got: [16, 4].");
-    const MistakeResult six = mistake(Mistake::KInsteadOfKT, 8, 2, 6, 2);
+    const MistakeResult six = mistake("k_instead_of_kt", 8, 2, 6, 2);
     CHECK(six.error == "RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [4, 4] but got: [4, 6].");
     AttentionConfig cross;
     cross.batch = 3, cross.seq_len = 3, cross.kv_len = 5, cross.cross = true;
-    CHECK(run_mistake(Mistake::KInsteadOfKT, cross).error ==
+    CHECK(run_mistake(spec("k_instead_of_kt"), cross).error ==
           "RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [6, 4] but got: [6, 5].");
     // L_kv = d_k = 4 (the default config): q @ k is square and runs, with a wrong result.
-    const MistakeResult square = mistake(Mistake::KInsteadOfKT, 8, 2, 4, 2);
+    const MistakeResult square = mistake("k_instead_of_kt", 8, 2, 4, 2);
     CHECK(square.runs);
     CHECK(square.output_diff > 0.2);  // measured 0.55
     CHECK(square.max_row_sum_error < 1e-5);
@@ -416,11 +416,11 @@ TEST_CASE("mistakes: NaN everywhere is reported, not hidden") {
     // query, so softmax over the queries (dim=-2) of those columns is NaN, and every output.
     AttentionConfig cross;
     cross.batch = 3, cross.seq_len = 3, cross.kv_len = 5, cross.cross = true;
-    const MistakeResult r = run_mistake(Mistake::SoftmaxWrongAxis, cross);
+    const MistakeResult r = run_mistake(spec("softmax_wrong_axis"), cross);
     REQUIRE(r.runs);
     CHECK(r.nan_outputs == static_cast<long>(r.output.size()));
     CHECK(std::isnan(r.output_diff));
-    CHECK(r.symptom.find("NaN") != std::string::npos);
+    CHECK(en(r.symptom).find("NaN") != std::string::npos);
 }
 
 // 6. Encoder vs decoder ------------------------------------------------------------------
@@ -433,21 +433,21 @@ TEST_CASE("encoder vs decoder: three traces with their masks and shapes") {
     CHECK(kinds[1].name == "decoder masked self-attention");
     CHECK(kinds[2].name == "encoder-decoder attention");
     const Trace &enc = kinds[0].trace, &dec = kinds[1].trace, &cross = kinds[2].trace;
-    CHECK(tensor(enc, "weights").shape == std::vector<int>{2, 2, 6, 6});
-    CHECK(tensor(dec, "weights").shape == std::vector<int>{2, 2, 4, 4});
-    CHECK(tensor(cross, "weights").shape == std::vector<int>{2, 2, 4, 6});  // (B, h, L_dec, L_enc)
+    CHECK(enc[TensorId::Weights].shape == std::vector<int>{2, 2, 6, 6});
+    CHECK(dec[TensorId::Weights].shape == std::vector<int>{2, 2, 4, 4});
+    CHECK(cross[TensorId::Weights].shape == std::vector<int>{2, 2, 4, 6});  // (B, h, L_dec, L_enc)
     CHECK(enc.config.mask == MaskKind::None);
     CHECK(dec.config.mask == MaskKind::Causal);
     CHECK(cross.config.mask == MaskKind::None);
     CHECK(cross.config.cross);
     // Shared inputs: the encoder reads the source the cross-attention uses as memory,
     // the decoder the target the cross-attention queries with.
-    CHECK(tensor(enc, "x").data == tensor(cross, "memory").data);
-    CHECK(tensor(dec, "x").data == tensor(cross, "x").data);
-    const Tensor& dw = tensor(dec, "weights");
+    CHECK(enc[TensorId::X].data == cross[TensorId::Memory].data);
+    CHECK(dec[TensorId::X].data == cross[TensorId::X].data);
+    const Tensor& dw = dec[TensorId::Weights];
     for (int i = 0; i < 4; ++i)
         for (int j = i + 1; j < 4; ++j) CHECK(dw.at({0, 1, i, j}) == 0.0f);
-    const Tensor& cw = tensor(cross, "weights");
+    const Tensor& cw = cross[TensorId::Weights];
     for (float w : cw.data) CHECK(w > 0.0f);  // no mask: every decoder position sees every source position
     CHECK(encoder_decoder_experiment(base, 0, 4).empty());
 }

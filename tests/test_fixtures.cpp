@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "core/npy.h"
 #include "core/trace.h"
+#include "interop/config_file.h"
 
 using namespace lab;
 using json = nlohmann::json;
@@ -26,27 +27,15 @@ Tensor load(const std::string& dir, const std::string& name) {
     return t;
 }
 
+// The fixture's configuration, read by the config-file reader (the keys of
+// core/config_keys.h, as manifest.json writes them).
 AttentionConfig config_from(const json& j) {
-    AttentionConfig c;
-    c.d_model = j.at("d_model");
-    c.heads = j.at("heads");
-    c.seq_len = j.at("seq_len");
-    c.kv_len = j.at("kv_len");
-    c.batch = j.at("batch");
-    c.seed = j.at("seed");
-    const std::string mask = j.at("mask");
-    c.mask = mask == "causal" ? MaskKind::Causal : mask == "padding" ? MaskKind::Padding
-           : mask == "custom" ? MaskKind::Custom : MaskKind::None;
-    c.mask_fill = j.at("mask_fill") == "-inf" ? MaskFill::NegInf : MaskFill::NegBillion;
-    c.scale = j.at("scale");
-    c.pe = j.at("pe");
-    c.bias = j.at("bias");
-    c.cross = j.at("cross");
-    if (j.contains("padding_lengths")) c.padding_lengths = j.at("padding_lengths").get<std::vector<int>>();
-    if (j.contains("custom_mask"))
-        for (const auto& row : j.at("custom_mask"))
-            for (int v : row) c.custom_keep.push_back(static_cast<uint8_t>(v));
-    return c;
+    const ConfigFileResult r = parse_config_file(j.dump(), "manifest.json");
+    std::string errors;
+    for (const ConfigError& e : r.errors) errors += e.param + ": " + render(e.message, Lang::En) + "\n";
+    REQUIRE_MESSAGE(r.ok, errors);
+    REQUIRE(r.ignored.empty());
+    return r.config;
 }
 
 void check_case(const std::string& name) {
@@ -67,8 +56,10 @@ void check_case(const std::string& name) {
     for (const auto& entry : manifest.at("tensors")) {
         const std::string tensor = entry.at("name");
         const Tensor want = load(dir, tensor);
-        const Tensor* got = tr.find(tensor);
         INFO(name << "/" << tensor);
+        TensorId id;
+        REQUIRE(tensor_id(tensor, &id));
+        const Tensor* got = tr.find(id);
         REQUIRE(got != nullptr);
         CHECK(got->shape == want.shape);
         CHECK_CLOSE(tensor, got->data, want.data, 1e-5);

@@ -1,6 +1,7 @@
-// test_i18n.cpp — the string table: every key in both languages, the same printf
-// conversions in both, and every character drawable by the fonts the build made
-// (lab_fonts_cmap.txt lists the code points of the DejaVu and Noto CJK subsets).
+// test_i18n.cpp — the string tables (the core's and the app's): every key in both
+// languages, the same printf conversions in both, every character drawable by the fonts
+// the build made (lab_fonts_cmap.txt lists the code points of the DejaVu and Noto CJK
+// subsets), and messages rendered the way printf would.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -9,8 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "app/ui_text.h"
 #include "core/i18n.h"
+#include "core/message.h"
 #include "core/stages.h"
+#include "core/utf8.h"
+#include "text.h"
 
 using namespace lab;
 
@@ -64,24 +69,29 @@ FontCmaps read_cmaps() {
 }
 
 bool is_hanzi(unsigned c) { return c >= 0x4E00 && c <= 0x9FFF; }
-bool is_cjk(unsigned c) { return c >= 0x2E80 && c <= 0xFFEF; }  // hanzi, CJK and full-width punctuation
+bool is_cjk(unsigned c) { return utf8::is_cjk(c); }
 // The language button's "中文" is compiled into the English page's font.
 bool is_label_glyph(unsigned c) { return c == 0x4E2D || c == 0x6587; }
 
-struct LanguageGuard {
-    explicit LanguageGuard(Lang l) { set_language(l); }
-    ~LanguageGuard() { set_language(Lang::En); }
-};
+// Every entry of both tables: the core's and the app's.
+std::vector<const TextEntry*> all_entries() {
+    std::vector<const TextEntry*> out;
+    for (const TextTable* t : {&core_text_table(), &ui_text_table()})
+        for (int i = 0; i < t->count; ++i) out.push_back(&t->entries[i]);
+    return out;
+}
 
 }  // namespace
 
 TEST_CASE("every string has an English and a Chinese text with the same conversions") {
     REQUIRE(kStrCount > 100);
+    REQUIRE(kUiStrCount > 100);
+    const std::vector<const TextEntry*> entries = all_entries();
+    CHECK(entries.size() == static_cast<size_t>(kStrCount + kUiStrCount));
     std::set<std::string> keys;
     int chinese = 0;
-    for (int i = 0; i < kStrCount; ++i) {
-        const Str id = static_cast<Str>(i);
-        const std::string key = str_key(id), en = tr(id, Lang::En), zh = tr(id, Lang::Zh);
+    for (const TextEntry* e : entries) {
+        const std::string key = e->key, en = e->text[0], zh = e->text[1];
         CAPTURE(key);
         CHECK(keys.insert(key).second);
         CHECK_FALSE(en.empty());
@@ -103,7 +113,7 @@ TEST_CASE("every string has an English and a Chinese text with the same conversi
             ++chinese;
         }
     }
-    CHECK(chinese > kStrCount * 8 / 10);  // most texts are words; a few are pure math/code, the same in both
+    CHECK(chinese > static_cast<int>(entries.size()) * 8 / 10);  // most texts are words; a few are pure math/code
 }
 
 TEST_CASE("the conversion check sees what printf sees") {
@@ -122,12 +132,12 @@ TEST_CASE("every character of every string is in the font subsets the build made
     for (unsigned c : fonts.cjk) hanzi += is_hanzi(c);
     CHECK(hanzi >= 3755);
     std::set<unsigned> missing_en, missing_zh;
-    for (int i = 0; i < kStrCount; ++i) {
+    for (const TextEntry* e : all_entries()) {
         bool ok = true;
-        for (unsigned c : codepoints(tr(static_cast<Str>(i), Lang::En), &ok))
+        for (unsigned c : codepoints(e->text[0], &ok))
             if (c >= 0x20 && !fonts.sans.count(c) && !is_label_glyph(c)) missing_en.insert(c);
         // The English page draws with DejaVu only (plus the two glyphs of "中文").
-        for (unsigned c : codepoints(tr(static_cast<Str>(i), Lang::Zh), &ok))
+        for (unsigned c : codepoints(e->text[1], &ok))
             if (c >= 0x20 && !fonts.sans.count(c) && !fonts.cjk.count(c)) missing_zh.insert(c);
     }
     std::ostringstream en, zh;
@@ -153,23 +163,36 @@ TEST_CASE("language codes parse like the browser and the locale write them") {
     CHECK(std::string(lang_code(Lang::En)) == "en");
 }
 
-TEST_CASE("the stage table follows the language and comes back unchanged") {
-    const std::string title_en = stage_info(StageId::Scale).title;
-    CHECK(title_en == "Scale by 1/sqrt(d_k)");
-    {
-        LanguageGuard zh(Lang::Zh);
-        CHECK(std::string(stage_info(StageId::Scale).title) == tr(Str::stage_scale_title, Lang::Zh));
-        CHECK(std::string(stage_info(StageId::Mask).chip) == "\xe6\x8e\xa9\xe7\xa0\x81");  // 掩码
-        CHECK(std::string(stage_info(StageId::Scale).pytorch) == "scores = scores / math.sqrt(d_k)");  // code stays
-        CHECK(std::string(stage_info(StageId::SplitHeads).key) == "split_heads");                      // ids stay
-    }
-    CHECK(stage_info(StageId::Scale).title == title_en);
+TEST_CASE("the stage table says its texts in either language; ids and code stay") {
+    const StageInfo& scale = stage_info(StageId::Scale);
+    CHECK(std::string(tr(scale.title, Lang::En)) == "Scale by 1/sqrt(d_k)");
+    CHECK(std::string(tr(stage_info(StageId::Mask).chip, Lang::Zh)) == "\xe6\x8e\xa9\xe7\xa0\x81");  // 掩码
+    CHECK(std::string(scale.pytorch) == "scores = scores / math.sqrt(d_k)");  // code
+    CHECK(std::string(stage_info(StageId::SplitHeads).key) == "split_heads");  // ids
 }
 
-TEST_CASE("trf formats both languages and takes std::string arguments") {
+TEST_CASE("messages render like printf in the language asked for") {
     const std::string file = "cfg.json";
-    CHECK(trf(Str::plat_could_not_load, file) == "could not load cfg.json");
-    LanguageGuard zh(Lang::Zh);
-    CHECK(trf(Str::plat_could_not_load, file) == "\xe6\x97\xa0\xe6\xb3\x95\xe5\x8a\xa0\xe8\xbd\xbd cfg.json");  // 无法加载
-    CHECK(trf(Str::plat_config_too_large, file, 2e6).find("2000000") != std::string::npos);
+    CHECK(en(Msg(UiStr::plat_could_not_load, file)) == "could not load cfg.json");
+    CHECK(zh(Msg(UiStr::plat_could_not_load, file)) == "无法加载 cfg.json");
+    CHECK(en(Msg(UiStr::plat_config_too_large, file, 2e6)).find("2000000 bytes") != std::string::npos);
+    // Each conversion gets its argument as printf would: widths, precision, int wrap, size_t.
+    CHECK(en(Msg(Str::cfg_too_large, "d_model", 8192, 4096, Str::cfg_what_d_model)) ==
+          "d_model=8192 is larger than the lab's limit of 4096 (model width, e.g. 512 in the paper)");
+    CHECK(en(Msg(Str::chk_rows_sum_detail, 7.5e-08, 16L)) == "max |sum - 1| = 7.5e-08 over 16 rows");
+    CHECK(en(Msg(Str::chk_finite_none, size_t{64})) == "64 values, none NaN or inf");
+    CHECK(en(Msg(Str::url_not_int, "b", "x", 0LL, 4095LL, 3000000000LL)) ==
+          "b='x' is not a whole number in [0, 4095]; using -1294967296");  // %d of a value past INT_MAX wraps as printf's
+    CHECK(en(Msg(UiStr::lang_missing_glyph, "\xe6\x91\x9e", "\xe6\x91\x9e", 0x645Eu)).find("(U+645E)") != std::string::npos);
+    // A nested message is said in the same language; then() appends.
+    Msg m(Str::chk_finite_allowed, 3L, Str::chk_nan_from_masked_rows);
+    CHECK(en(m) == "3 NaN values, all from fully-masked rows (NaN weights)");
+    CHECK(zh(m) == "3 个 NaN 数值，全部来自被完全掩码的行（其注意力权重为 NaN）");
+    m.then(Msg::literal(" [x]"));
+    CHECK(en(m) == "3 NaN values, all from fully-masked rows (NaN weights) [x]");
+    CHECK(en(Msg::literal("h \xc2\xb7 d_k")) == zh(Msg::literal("h \xc2\xb7 d_k")));
+    CHECK(Msg().empty());
+    CHECK(en(Msg()).empty());
+    // A missing argument leaves its conversion visible instead of reading garbage.
+    CHECK(en(Msg(Str::cli_needs_value)) == "%s needs a value");
 }

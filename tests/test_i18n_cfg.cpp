@@ -1,5 +1,6 @@
 // test_i18n_cfg.cpp — the Chinese texts of configuration validation, URL-hash notes,
-// configuration files and the stage as text, produced through the real code paths.
+// configuration files and the stage as text, produced through the real code paths and
+// said in Chinese.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -11,28 +12,23 @@
 #include "core/url_state.h"
 #include "interop/config_file.h"
 #include "interop/exports.h"
+#include "text.h"
 
 using namespace lab;
 
 namespace {
 
-// Chinese for the lifetime of the guard: a failing CHECK cannot leave it on.
-struct ChineseGuard {
-    ChineseGuard() { set_language(Lang::Zh); }
-    ~ChineseGuard() { set_language(Lang::En); }
-};
-
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string all_errors(const std::vector<ConfigError>& errors) {
     std::string s;
-    for (const ConfigError& e : errors) s += e.param + ": " + e.message + "\n";
+    for (const ConfigError& e : errors) s += e.param + ": " + zh(e.message) + "\n";
     return s;
 }
 
 std::string all_notes(const UrlDecode& d) {
     std::string s;
-    for (const std::string& n : d.notes) s += n + "\n";
+    for (const Msg& n : d.notes) s += zh(n) + "\n";
     return s;
 }
 
@@ -42,11 +38,10 @@ TEST_CASE("i18n cfg: validate() speaks Chinese and keeps the parameter names") {
     AttentionConfig c;
     c.d_model = 10, c.heads = 3;
     {
-        ChineseGuard zh;
         const std::vector<ConfigError> errors = validate(c);
         REQUIRE(errors.size() == 1);
         CHECK(errors[0].param == "heads");
-        CHECK(errors[0].message == "d_model=10 不能被 heads=3 整除（可用的 heads：1, 2, 5, 10）");
+        CHECK(zh(errors[0].message) == "d_model=10 不能被 heads=3 整除（可用的 heads：1, 2, 5, 10）");
 
         AttentionConfig small;
         small.batch = 0;
@@ -61,12 +56,11 @@ TEST_CASE("i18n cfg: validate() speaks Chinese and keeps the parameter names") {
         big.d_model = 4096, big.heads = 64, big.seq_len = 4096, big.batch = 256;
         CHECK(has(all_errors(validate(big)), "超过了上限 384 MiB"));
     }
-    // Back to English: the same text as always.
-    CHECK(validate(c)[0].message == "d_model=10 is not divisible by heads=3 (valid heads: 1, 2, 5, 10)");
+    // The same message in English.
+    CHECK(en(validate(c)[0].message) == "d_model=10 is not divisible by heads=3 (valid heads: 1, 2, 5, 10)");
 }
 
 TEST_CASE("i18n cfg: URL-hash notes in Chinese, keys as written") {
-    ChineseGuard zh;
     const UrlDecode d = decode_url_state("#heads=x&bogus=1&mask=zzz&scale=maybe&stage=nope");
     const std::string notes = all_notes(d);
     CHECK(has(notes, "链接参数：heads='x' 不是 [1, 4096] 内的整数；改用 2"));
@@ -91,45 +85,43 @@ TEST_CASE("i18n cfg: URL-hash notes in Chinese, keys as written") {
 }
 
 TEST_CASE("i18n cfg: configuration-file errors in Chinese") {
-    ChineseGuard zh;
     {
         const ConfigFileResult r = parse_config_file("{\"d_model\": 512.5, \"h\": \"8\", \"scale\": null}", "config.json");
         REQUIRE(r.errors.size() == 3);
         CHECK(r.errors[0].param == "d_model");
-        CHECK(r.errors[0].message == "d_model=512.5 必须是整数，而不是小数");
-        CHECK(r.errors[1].message == "h=\"8\" 必须是数字，而不是字符串（去掉引号，写成 8）");
-        CHECK(r.errors[2].message == "scale=null 必须是 true 或 false，而不是空值 null");
+        CHECK(zh(r.errors[0].message) == "d_model=512.5 必须是整数，而不是小数");
+        CHECK(zh(r.errors[1].message) == "h=\"8\" 必须是数字，而不是字符串（去掉引号，写成 8）");
+        CHECK(zh(r.errors[2].message) == "scale=null 必须是 true 或 false，而不是空值 null");
     }
     {
         const ConfigFileResult r = parse_config_file("{\"d_model\": 512,\n \"h\": 8", "config.json");
         REQUIRE(r.errors.size() == 1);
         CHECK(r.errors[0].param == "file");
-        CHECK(has(r.errors[0].message, "文件不是有效的 JSON：第 2 行第 "));
-        CHECK(has(r.errors[0].message, "（文件提前结束：是不是被截断了？）"));
+        CHECK(has(zh(r.errors[0].message), "文件不是有效的 JSON：第 2 行第 "));
+        CHECK(has(zh(r.errors[0].message), "（文件提前结束：是不是被截断了？）"));
     }
     {
         const ConfigFileResult r = parse_config_file("d_model = 512\n", "config.toml");
         REQUIRE_FALSE(r.errors.empty());
         CHECK(r.errors[0].param == "attention");
-        CHECK(has(r.errors[0].message, "没有 [attention] 表"));
-        CHECK(has(r.errors[0].message, "；请把顶层的键（d_model）移到 [attention] 下"));
+        CHECK(has(zh(r.errors[0].message), "没有 [attention] 表"));
+        CHECK(has(zh(r.errors[0].message), "；请把顶层的键（d_model）移到 [attention] 下"));
     }
     {
         const ConfigFileResult r = parse_config_file(std::string("{\"d_model\"\0", 11), "x.json");
         REQUIRE(r.errors.size() == 1);
-        CHECK(r.errors[0].message == "文件是二进制数据，不是 JSON 文本：字节 0x00 位于第 1 行第 11 列（偏移 10）");
+        CHECK(zh(r.errors[0].message) == "文件是二进制数据，不是 JSON 文本：字节 0x00 位于第 1 行第 11 列（偏移 10）");
     }
     {
         const ConfigFileResult r = parse_config_file("[attention]\nd_model = 64\nnum_heads = 8\nd_k = 16\n", "c.toml");
         REQUIRE(r.errors.size() == 1);
-        CHECK(r.errors[0].message == "d_k=16 与 d_model / h = 64 / 8 = 8 不一致");
+        CHECK(zh(r.errors[0].message) == "d_k=16 与 d_model / h = 64 / 8 = 8 不一致");
     }
 }
 
 TEST_CASE("i18n cfg: the stage as text in Chinese") {
     const Trace trace = run_trace(AttentionConfig{});
-    ChineseGuard zh;
-    const std::string text = stage_prompt_text(trace, static_cast<int>(StageId::Scale), 1, 1);
+    const std::string text = stage_prompt_text(trace, static_cast<int>(StageId::Scale), 1, 1, Lang::Zh);
     CHECK(has(text, "多头注意力（《Attention Is All You Need》"));
     CHECK(has(text, "第 5 阶段（共 10 个）："));
     CHECK(has(text, "论文公式："));

@@ -7,9 +7,11 @@
 #include <sstream>
 
 #include "cli/cli.h"
-#include "core/dump.h"
+#include "interop/json_export.h"
 #include "core/npy.h"
 #include "interop/config_file.h"
+
+#include "text.h"
 
 using namespace lab;
 
@@ -31,7 +33,7 @@ ConfigFileResult parse_fixture(const std::string& name, const AttentionConfig& b
 // "param: message" lines, the way the CLI prints them.
 std::string errors_of(const ConfigFileResult& r) {
     std::string all;
-    for (const ConfigError& e : r.errors) all += e.param + ": " + e.message + "\n";
+    for (const ConfigError& e : r.errors) all += e.param + ": " + en(e.message) + "\n";
     return all;
 }
 
@@ -219,14 +221,14 @@ TEST_CASE("NaN and infinity") {
         const ConfigFileResult r = parse_fixture("nan.json");
         REQUIRE(r.errors.size() == 1);
         CHECK(r.errors[0].param == "file");
-        CHECK(has(r.errors[0].message, "the file is not valid JSON: line 3, column 8: "));
-        CHECK(has(r.errors[0].message, "invalid literal"));
-        CHECK(has(r.errors[0].message, "(JSON has no NaN or Infinity: write a number)"));
+        CHECK(has(en(r.errors[0].message), "the file is not valid JSON: line 3, column 8: "));
+        CHECK(has(en(r.errors[0].message), "invalid literal"));
+        CHECK(has(en(r.errors[0].message), "(JSON has no NaN or Infinity: write a number)"));
     }
     SUBCASE("Infinity") {
         const ConfigFileResult r = parse_fixture("infinity.json");
         REQUIRE(r.errors.size() == 1);
-        CHECK(has(r.errors[0].message, "the file is not valid JSON: line 1, column 13: "));
+        CHECK(has(en(r.errors[0].message), "the file is not valid JSON: line 1, column 13: "));
         CHECK(has(errors_of(parse_config_file("{\"seq_len\": -Infinity}", "a.json")), "(JSON has no NaN or Infinity: write a number)"));
         CHECK(has(errors_of(parse_config_file("{\"seq_len\": nan}", "a.json")), "(JSON has no NaN or Infinity: write a number)"));
         CHECK(has(errors_of(parse_config_file("{\"d_model\": 1e400}", "a.json")), "the file is not valid JSON: line 1, column"));
@@ -257,7 +259,7 @@ TEST_CASE("negative and huge numbers") {
     SUBCASE("int64 overflow in TOML is a parse error") {
         const ConfigFileResult r = parse_config_file("[attention]\nd_model = 99999999999999999999\n", "big.toml");
         REQUIRE(r.errors.size() == 1);
-        CHECK(has(r.errors[0].message, "the file is not valid TOML: line 2, column"));
+        CHECK(has(en(r.errors[0].message), "the file is not valid TOML: line 2, column"));
     }
 }
 
@@ -292,15 +294,15 @@ TEST_CASE("broken files: empty, blank, binary, truncated, wrong format, missing 
     SUBCASE("truncated JSON") {
         const ConfigFileResult r = parse_fixture("truncated.json");
         REQUIRE(r.errors.size() == 1);
-        CHECK(has(r.errors[0].message, "the file is not valid JSON: line 4, column 3: "));
-        CHECK(has(r.errors[0].message, "unexpected end of input"));
-        CHECK(has(r.errors[0].message, "(the file ends early: is it truncated?)"));
+        CHECK(has(en(r.errors[0].message), "the file is not valid JSON: line 4, column 3: "));
+        CHECK(has(en(r.errors[0].message), "unexpected end of input"));
+        CHECK(has(en(r.errors[0].message), "(the file ends early: is it truncated?)"));
     }
     SUBCASE("truncated TOML") {
         const ConfigFileResult r = parse_fixture("truncated.toml");
         REQUIRE(r.errors.size() == 1);
-        CHECK(has(r.errors[0].message, "the file is not valid TOML: line 4, column"));
-        CHECK(has(r.errors[0].message, "(the file ends early: is it truncated?)"));
+        CHECK(has(en(r.errors[0].message), "the file is not valid TOML: line 4, column"));
+        CHECK(has(en(r.errors[0].message), "(the file ends early: is it truncated?)"));
     }
     SUBCASE("no [attention] table") {
         const ConfigFileResult r = parse_fixture("no_attention.toml");
@@ -336,7 +338,7 @@ TEST_CASE("broken files: empty, blank, binary, truncated, wrong format, missing 
             CAPTURE(text);
             const ConfigFileResult r = parse_config_file(text, "x.toml");
             REQUIRE(r.errors.size() == 1);
-            CHECK(has(r.errors[0].message, "the file is not valid TOML: line 1, column"));
+            CHECK(has(en(r.errors[0].message), "the file is not valid TOML: line 1, column"));
         }
     }
     SUBCASE("invalid UTF-8") {
@@ -369,8 +371,10 @@ TEST_CASE("attnlab trace --config: the file, then the flags after it") {
     SUBCASE("TOML, json output") {
         const Run r = run({"trace", "--config", kDir + "cross_padding.toml", "--format", "json"});
         CHECK(r.code == 0);
-        CHECK(has(r.out, "\"cross\": true"));
-        CHECK(has(r.out, "\"padding_lengths\": [6, 4]"));
+        const Json out = Json::parse(r.out, nullptr, false);
+        REQUIRE_FALSE(out.is_discarded());
+        CHECK(out["config"]["cross"] == true);
+        CHECK(out["config"]["padding_lengths"] == Json::array({6, 4}));
     }
     SUBCASE("a broken file: exit 2, the key named") {
         const Run r = run({"trace", "--config", kDir + "inconsistent_dk.json"});

@@ -16,6 +16,9 @@
 #include "core/derivation.h"
 #include "core/npy.h"
 #include "interop/exports.h"
+#include "interop/json_export.h"
+
+#include "text.h"
 
 using namespace lab;
 
@@ -63,7 +66,7 @@ using Run = CliRun;
 
 TEST_CASE("tensor_csv: a named header and values that read back bit for bit") {
     const Trace tr = run_trace(padding_config());
-    const Tensor& w = *tr.find("weights");
+    const Tensor& w = tr[TensorId::Weights];
     const std::string csv = tensor_csv(w);
     const std::vector<std::string> lines = split(csv, '\n');
     REQUIRE(lines.size() == 2 + 16 + 1);  // comment, header, B*h*L_q rows, "" after the last newline
@@ -90,20 +93,20 @@ TEST_CASE("tensor_csv: a named header and values that read back bit for bit") {
         for (size_t k = 0; k < values.size(); ++k) all_same &= same(values[k], t.data[k]);
         CHECK(all_same);
     }
-    CHECK(tensor_csv(*tr.find("b_q")).find("\nd_model[0],d_model[1],") != std::string::npos);
+    CHECK(tensor_csv(tr[TensorId::BQ]).find("\nd_model[0],d_model[1],") != std::string::npos);
 }
 
 TEST_CASE("tensor_json and trace_json: valid JSON (null for NaN and -inf), values exact") {
     const Trace tr = run_trace(padding_config());
-    for (const char* name : {"masked", "weights", "output", "b_o", "mask"}) {
-        CAPTURE(name);
-        const Tensor& t = *tr.find(name);
+    for (TensorId name : {TensorId::Masked, TensorId::Weights, TensorId::Output, TensorId::BO, TensorId::Mask}) {
+        const Tensor& t = tr[name];
+        CAPTURE(t.name);
         const std::string text = tensor_json(t);
         CHECK_FALSE(has(text, "nan"));
         CHECK_FALSE(has(text, "inf"));
         const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
         REQUIRE_FALSE(j.is_discarded());
-        CHECK(j["name"] == name);
+        CHECK(j["name"] == t.name);
         CHECK(j["shape"].get<std::vector<int>>() == t.shape);
         CHECK(j["dims"].get<std::vector<std::string>>() == t.dims);
         CHECK(j["data"].size() == static_cast<size_t>(t.shape[0]));
@@ -115,7 +118,7 @@ TEST_CASE("tensor_json and trace_json: valid JSON (null for NaN and -inf), value
             all_same &= std::isfinite(t.data[k]) ? same(values[k], t.data[k]) : std::isnan(values[k]);
         CHECK(all_same);
     }
-    const std::string whole = trace_json(tr);
+    const std::string whole = trace_json(tr, Lang::En);
     const nlohmann::json j = nlohmann::json::parse(whole, nullptr, false);
     REQUIRE_FALSE(j.is_discarded());
     CHECK(j["config"]["mask"] == "padding");
@@ -168,7 +171,7 @@ TEST_CASE("pytorch_script embeds the exact numbers and runs PyTorch's MHA") {
     std::vector<float> values;
     for (const std::string& cell : split(body, ','))
         if (!cell.empty()) values.push_back(std::strtof(cell.c_str(), nullptr));
-    const Tensor& w_q = *tr.find("w_q");
+    const Tensor& w_q = tr[TensorId::WQ];
     REQUIRE(values.size() == w_q.data.size());
     bool all_same = true;
     for (size_t k = 0; k < values.size(); ++k) all_same &= same(values[k], w_q.data[k]);
@@ -213,7 +216,7 @@ TEST_CASE("pytorch_script follows the mask, the fill, cross-attention and the sc
 TEST_CASE("stage_prompt_text: formula, PyTorch line, shapes, values and checks") {
     const Trace tr = run_trace(AttentionConfig{});
     const int scale = static_cast<int>(StageId::Scale);
-    const std::string text = stage_prompt_text(tr, scale, 1, 1);
+    const std::string text = stage_prompt_text(tr, scale, 1, 1, Lang::En);
     CHECK(has(text, "stage 5 of 10: Scale by 1/sqrt(d_k)"));
     CHECK(has(text, "Paper formula: S' = Q K^T / sqrt(d_k)\n"));
     CHECK(has(text, "PyTorch: scores = scores / math.sqrt(d_k)\n"));
@@ -221,7 +224,7 @@ TEST_CASE("stage_prompt_text: formula, PyTorch line, shapes, values and checks")
     CHECK(has(text, "/ sqrt(d_k)"));
     CHECK(has(text, "(B=2, h=2, L_q=4, L_kv=4)"));
     CHECK(has(text, "Values of scaled, batch item 1, head 1 (L_q=4 x L_kv=4):"));
-    CHECK(has(text, format_value(tr.find("scaled")->at({1, 1, 2, 1}))));
+    CHECK(has(text, format_value(tr[TensorId::Scaled].at({1, 1, 2, 1}))));
     CHECK(has(text, "Checks:\n"));
     CHECK_FALSE(has(text, "..."));  // 4x4 fits
     CHECK_FALSE(has(text, "http"));
@@ -230,16 +233,16 @@ TEST_CASE("stage_prompt_text: formula, PyTorch line, shapes, values and checks")
     AttentionConfig big;
     big.d_model = 64, big.heads = 8, big.seq_len = 10;
     const Trace tb = run_trace(big);
-    const std::string soft = stage_prompt_text(tb, static_cast<int>(StageId::Softmax), 0, 7);
+    const std::string soft = stage_prompt_text(tb, static_cast<int>(StageId::Softmax), 0, 7, Lang::En);
     CHECK(has(soft, "Values of weights, batch item 0, head 7 (L_q=10 x L_kv=10), first 4 rows x 8 columns:"));
     CHECK(has(soft, "  ..."));
     CHECK(has(soft, "ok    "));
-    CHECK(has(soft, tb.stage(StageId::Softmax).checks[0].label));
-    const std::string proj = stage_prompt_text(tb, static_cast<int>(StageId::Project), 1, 0);
+    CHECK(has(soft, en(find_check(tb.stage(StageId::Softmax), "rows_sum_to_1")->label)));
+    const std::string proj = stage_prompt_text(tb, static_cast<int>(StageId::Project), 1, 0, Lang::En);
     CHECK(has(proj, "Values of q, batch item 1 (L_q=10 x d_model=64), first 4 rows x 8 columns:"));
-    CHECK(stage_prompt_text(tr, -1, 0, 0).empty());
-    CHECK(stage_prompt_text(tr, kStageCount, 0, 0).empty());
-    CHECK_FALSE(stage_prompt_text(tr, 0, 99, 99).empty());  // item and head are clamped
+    CHECK(stage_prompt_text(tr, -1, 0, 0, Lang::En).empty());
+    CHECK(stage_prompt_text(tr, kStageCount, 0, 0, Lang::En).empty());
+    CHECK_FALSE(stage_prompt_text(tr, 0, 99, 99, Lang::En).empty());  // item and head are clamped
 }
 
 TEST_CASE("attnlab export-script writes the PyTorch script") {
@@ -262,4 +265,12 @@ TEST_CASE("attnlab export-script writes the PyTorch script") {
     CHECK(run({"export-script", "--heads", "3"}).code == 2);
     CHECK(run({"export-script", "--out", "/proc/attnlab-cannot-write-here.py"}).code == 1);
     CHECK(has(run({"help"}).out, "attnlab export-script"));
+}
+
+TEST_CASE("JSON text: bytes that are not UTF-8 become U+FFFD instead of stopping the writer") {
+    // A garbled link's key is echoed in a note; state() must still be JSON.
+    const Json j = {{"note", std::string("key '\xff", 6) + "' x"}};
+    CHECK(json_text(j) == "{\"note\":\"key '\xef\xbf\xbd' x\"}");
+    const nlohmann::json back = nlohmann::json::parse(json_text(j), nullptr, false);
+    CHECK_FALSE(back.is_discarded());
 }

@@ -9,20 +9,20 @@
 using namespace lab;
 
 namespace {
-std::vector<int> shape_of(const Trace& tr, const char* name) { return tr.find(name)->shape; }
+std::vector<int> shape_of(const Trace& tr, TensorId id) { return tr[id].shape; }
 }  // namespace
 
 TEST_CASE("tutorial shapes: B=2, L=4, d_model=8, h=2") {
     AttentionConfig c;  // the defaults are exactly this
     const Trace tr = run_trace(c);
-    CHECK(shape_of(tr, "q") == std::vector<int>{2, 4, 8});
-    CHECK(shape_of(tr, "q_heads") == std::vector<int>{2, 2, 4, 4});
-    CHECK(shape_of(tr, "scores") == std::vector<int>{2, 2, 4, 4});
-    CHECK(shape_of(tr, "weights") == std::vector<int>{2, 2, 4, 4});
-    CHECK(shape_of(tr, "context") == std::vector<int>{2, 2, 4, 4});
-    CHECK(shape_of(tr, "concat") == std::vector<int>{2, 4, 8});
-    CHECK(shape_of(tr, "output") == std::vector<int>{2, 4, 8});
-    CHECK(tr.find("q_heads")->dims == std::vector<std::string>{"B", "h", "L_q", "d_k"});
+    CHECK(shape_of(tr, TensorId::Q) == std::vector<int>{2, 4, 8});
+    CHECK(shape_of(tr, TensorId::QHeads) == std::vector<int>{2, 2, 4, 4});
+    CHECK(shape_of(tr, TensorId::Scores) == std::vector<int>{2, 2, 4, 4});
+    CHECK(shape_of(tr, TensorId::Weights) == std::vector<int>{2, 2, 4, 4});
+    CHECK(shape_of(tr, TensorId::Context) == std::vector<int>{2, 2, 4, 4});
+    CHECK(shape_of(tr, TensorId::Concat) == std::vector<int>{2, 4, 8});
+    CHECK(shape_of(tr, TensorId::Output) == std::vector<int>{2, 4, 8});
+    CHECK(tr[TensorId::QHeads].dims == std::vector<std::string>{"B", "h", "L_q", "d_k"});
     // split heads records both shapes: the view and the transpose
     const auto& steps = tr.stage(StageId::SplitHeads).shape_steps;
     REQUIRE(steps.size() == 3);
@@ -36,26 +36,26 @@ TEST_CASE("paper base: B=2, L=10, d_model=512, h=8 -> weights 2x8x10x10") {
     c.d_model = 512, c.heads = 8, c.seq_len = 10;
     const Trace tr = run_trace(c);
     CHECK(c.d_k() == 64);
-    CHECK(shape_of(tr, "q_heads") == std::vector<int>{2, 8, 10, 64});
-    CHECK(shape_of(tr, "weights") == std::vector<int>{2, 8, 10, 10});
-    CHECK(shape_of(tr, "output") == std::vector<int>{2, 10, 512});
+    CHECK(shape_of(tr, TensorId::QHeads) == std::vector<int>{2, 8, 10, 64});
+    CHECK(shape_of(tr, TensorId::Weights) == std::vector<int>{2, 8, 10, 10});
+    CHECK(shape_of(tr, TensorId::Output) == std::vector<int>{2, 10, 512});
 }
 
 TEST_CASE("single sentence: L=6, d_model=512, h=8 -> weights 8x6x6 per item") {
     AttentionConfig c;
     c.d_model = 512, c.heads = 8, c.seq_len = 6, c.batch = 1;
     const Trace tr = run_trace(c);
-    CHECK(shape_of(tr, "weights") == std::vector<int>{1, 8, 6, 6});
+    CHECK(shape_of(tr, TensorId::Weights) == std::vector<int>{1, 8, 6, 6});
 }
 
 TEST_CASE("cross-attention: L_q=4, L_kv=6") {
     AttentionConfig c;
     c.cross = true, c.kv_len = 6, c.mask = MaskKind::None;
     const Trace tr = run_trace(c);
-    CHECK(shape_of(tr, "k_heads") == std::vector<int>{2, 2, 6, 4});
-    CHECK(shape_of(tr, "scores") == std::vector<int>{2, 2, 4, 6});
-    CHECK(shape_of(tr, "context") == std::vector<int>{2, 2, 4, 4});
-    CHECK(tr.find("memory")->data != tr.find("x")->data);
+    CHECK(shape_of(tr, TensorId::KHeads) == std::vector<int>{2, 2, 6, 4});
+    CHECK(shape_of(tr, TensorId::Scores) == std::vector<int>{2, 2, 4, 6});
+    CHECK(shape_of(tr, TensorId::Context) == std::vector<int>{2, 2, 4, 4});
+    CHECK(tr[TensorId::Memory].data != tr[TensorId::X].data);
 }
 
 TEST_CASE("positional encoding follows section 3.5, odd d_model included") {

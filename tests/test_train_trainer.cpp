@@ -65,7 +65,7 @@ TEST_CASE("the trainer refuses bad configs with messages naming the parameter") 
     c.heads = 3;  // d_model 32
     CHECK_FALSE(t.init(c, &errors));
     CHECK(mentions(errors, "heads"));
-    CHECK(errors[0].message.find("valid heads: 1, 2, 4, 8, 16, 32") != std::string::npos);
+    CHECK(render(errors[0].message, Lang::En).find("valid heads: 1, 2, 4, 8, 16, 32") != std::string::npos);
     CHECK_FALSE(t.ready());
 
     errors.clear();
@@ -239,7 +239,7 @@ TEST_CASE("the page's views of a trained model") {
             const Workspace<float>* ws = t.run_sample(s);
             REQUIRE(ws);
             const float* out = block_acts(*ws, layout, b).out.x;
-            const Tensor& want = *tr.find("output");
+            const Tensor& want = tr[TensorId::Output];
             double worst = 0;
             for (size_t e = 0; e < want.size(); ++e) worst = std::fmax(worst, std::fabs(want.data[e] - out[e]));
             CHECK(worst < 1e-5);

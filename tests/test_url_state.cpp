@@ -5,12 +5,14 @@
 #include "core/tokens.h"
 #include "core/url_state.h"
 
+#include "text.h"
+
 using namespace lab;
 
 namespace {
 bool has_note(const UrlDecode& d, const std::string& part) {
-    for (const auto& n : d.notes)
-        if (n.find(part) != std::string::npos) return true;
+    for (const Msg& n : d.notes)
+        if (en(n).find(part) != std::string::npos) return true;
     return false;
 }
 }  // namespace

@@ -1,4 +1,4 @@
-// colormap.cpp — Attention Lab app: colour maps.
+// colormap.cpp — Attention Lab app: colour maps (the stops are colormap.def's).
 #include "colormap.h"
 
 #include <cmath>
@@ -6,35 +6,46 @@
 namespace lab {
 
 namespace {
+
 struct Rgb {
     float r, g, b;
 };
-Rgb lerp(Rgb a, Rgb b, float t) { return {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t}; }
-uint32_t pack(Rgb c) {
-    auto u = [](float x) { return static_cast<uint32_t>(std::fmin(255.0f, std::fmax(0.0f, x * 255.0f + 0.5f))); };
-    return 0xFF000000u | (u(c.b) << 16) | (u(c.g) << 8) | u(c.r);
-}
-// Piecewise-linear through a few stops.
-Rgb ramp(const Rgb* stops, int n, float t) {
-    t = std::fmin(1.0f, std::fmax(0.0f, t)) * (n - 1);
-    const int i = std::fmin(n - 2, static_cast<int>(t));
-    return lerp(stops[i], stops[i + 1], t - i);
-}
+
+#define LAB_COLORMAP_STOP(map, r, g, b) {r, g, b},
+#define LAB_COLORMAP_SPECIAL(name, r, g, b)
+const Rgb kStops[] = {
+#include "colormap.def"
+};
+#undef LAB_COLORMAP_STOP
+#undef LAB_COLORMAP_SPECIAL
+static_assert(sizeof kStops / sizeof kStops[0] == 2 * kColorMapStops, "colormap.def: five stops per map");
+
 }  // namespace
+
+void colormap_ramp(ColorMap map, float t, float rgb[3]) {
+    const Rgb* stops = kStops + static_cast<int>(map) * kColorMapStops;
+    t = std::fmin(1.0f, std::fmax(0.0f, t)) * (kColorMapStops - 1);
+    const int i = static_cast<int>(std::fmin(kColorMapStops - 2, static_cast<int>(t)));
+    const float f = t - i;
+    const Rgb& a = stops[i];
+    const Rgb& b = stops[i + 1];
+    rgb[0] = a.r + (b.r - a.r) * f, rgb[1] = a.g + (b.g - a.g) * f, rgb[2] = a.b + (b.b - a.b) * f;
+}
 
 uint32_t colormap_color(const ColorRange& range, float v) {
     if (std::isnan(v)) return kNanColor;
     if (v <= -1e8f) return kMaskedColor;  // -inf or a -1e9 fill: masked either way
+    float t;
     if (range.map == ColorMap::Sequential) {
-        static const Rgb stops[] = {{0.07f, 0.08f, 0.20f}, {0.16f, 0.30f, 0.55f}, {0.13f, 0.60f, 0.56f},
-                                    {0.55f, 0.82f, 0.33f}, {0.99f, 0.91f, 0.15f}};
         const float span = range.hi - range.lo;
-        return pack(ramp(stops, 5, span > 0 ? (v - range.lo) / span : 0.0f));
+        t = span > 0 ? (v - range.lo) / span : 0.0f;
+    } else {
+        const float m = std::fmax(std::fabs(range.lo), std::fabs(range.hi));
+        t = m > 0 ? 0.5f + 0.5f * v / m : 0.5f;
     }
-    static const Rgb stops[] = {{0.13f, 0.30f, 0.66f}, {0.45f, 0.62f, 0.86f}, {0.93f, 0.93f, 0.93f},
-                                {0.90f, 0.55f, 0.42f}, {0.70f, 0.13f, 0.16f}};
-    const float m = std::fmax(std::fabs(range.lo), std::fabs(range.hi));
-    return pack(ramp(stops, 5, m > 0 ? 0.5f + 0.5f * v / m : 0.5f));
+    float rgb[3];
+    colormap_ramp(range.map, t, rgb);
+    return pack_rgb(rgb[0], rgb[1], rgb[2]);
 }
 
 ColorRange range_for(const float* values, long count, ColorMap map) {

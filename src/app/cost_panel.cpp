@@ -25,10 +25,10 @@ std::string human(double v, const char* unit) {
 }
 
 void draw_sweep(LabApp& app) {
-    const bool clicked = ImGui::Button(ui_label(Str::ui_cost_sweep, "cost_sweep").c_str());
+    const bool clicked = ImGui::Button(ui_label(app, UiStr::ui_cost_sweep, "cost_sweep").c_str());
     lab_note_rect(app, "cost:sweep");
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", tr(Str::ui_cost_sweep_tip));
+        ImGui::SetTooltip("%s", tr(app, UiStr::ui_cost_sweep_tip));
     if (clicked) app.sweep = sweep_lengths(app.trace.config, {16, 32, 64, 128, 256, 512});
     if (app.sweep.empty()) return;
     std::vector<double> L, att, proj, att_model, proj_model;
@@ -40,13 +40,13 @@ void draw_sweep(LabApp& app) {
     const double a2 = fit_power(L, att, 2.0), a1 = fit_power(L, proj, 1.0);
     for (double l : L) att_model.push_back(a2 * l * l), proj_model.push_back(a1 * l);
     const PlotSeries series[] = {
-        {tr(Str::ui_cost_attention_measured), L.data(), att.data(), (int)L.size(), IM_COL32(240, 110, 100, 255)},
-        {tr(Str::ui_cost_model_l2), L.data(), att_model.data(), (int)L.size(), IM_COL32(240, 110, 100, 200), true},
-        {tr(Str::ui_cost_projections_measured), L.data(), proj.data(), (int)L.size(), IM_COL32(90, 170, 240, 255)},
-        {tr(Str::ui_cost_model_l), L.data(), proj_model.data(), (int)L.size(), IM_COL32(90, 170, 240, 200), true},
+        {tr(app, UiStr::ui_cost_attention_measured), L.data(), att.data(), (int)L.size(), IM_COL32(240, 110, 100, 255)},
+        {tr(app, UiStr::ui_cost_model_l2), L.data(), att_model.data(), (int)L.size(), IM_COL32(240, 110, 100, 200), true},
+        {tr(app, UiStr::ui_cost_projections_measured), L.data(), proj.data(), (int)L.size(), IM_COL32(90, 170, 240, 255)},
+        {tr(app, UiStr::ui_cost_model_l), L.data(), proj_model.data(), (int)L.size(), IM_COL32(90, 170, 240, 200), true},
     };
     LinePlot("sweep", series, 4, ImGui::GetContentRegionAvail().x, std::max(120.0f, ImGui::GetContentRegionAvail().y),
-               tr(Str::ui_cost_x_label), "ms");
+               tr(app, UiStr::ui_cost_x_label), "ms");
 }
 
 }  // namespace
@@ -58,10 +58,10 @@ void draw_cost_tab(LabApp& app) {
     const AttentionConfig& c = app.trace.config;
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
     if (ImGui::BeginTable("cost", 5, flags)) {
-        ImGui::TableSetupColumn(tr(Str::ui_col_stage), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+        ImGui::TableSetupColumn(tr(app, UiStr::ui_col_stage), ImGuiTableColumnFlags_WidthStretch, 1.6f);
         ImGui::TableSetupColumn("FLOPs", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-        ImGui::TableSetupColumn(tr(Str::ui_col_bytes), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-        ImGui::TableSetupColumn(tr(Str::ui_col_ms), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(tr(app, UiStr::ui_col_bytes), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(tr(app, UiStr::ui_col_ms), ImGuiTableColumnFlags_WidthStretch, 1.0f);
         ImGui::TableSetupColumn("GFLOPS", ImGuiTableColumnFlags_WidthStretch, 0.8f);
         ImGui::TableHeadersRow();
         double total_ms = 0;
@@ -72,7 +72,7 @@ void draw_cost_tab(LabApp& app) {
             ImGui::TableNextRow();
             if (s == app.stage) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(60, 100, 170, 140));
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(stage_infos()[s].title);
+            ImGui::TextUnformatted(tr(app, stage_infos()[s].title));
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(human(cost.flops, "").c_str());
             ImGui::TableNextColumn();
@@ -84,7 +84,7 @@ void draw_cost_tab(LabApp& app) {
         }
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextDisabled("%s", trf(Str::ui_cost_total, app.trace.checks_ms).c_str());
+        ImGui::TextDisabled("%s", say(app, Msg(UiStr::ui_cost_total, app.trace.checks_ms)).c_str());
         ImGui::TableNextColumn();
         ImGui::TextDisabled("%s", human(total_cost(c).flops, "").c_str());
         ImGui::TableNextColumn();

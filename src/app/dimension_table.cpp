@@ -20,12 +20,12 @@ void draw_dimensions_tab(LabApp& app) {
     if (!ImGui::BeginTable("dims", 4, flags)) return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 1.6f);
-    ImGui::TableSetupColumn(tr(Str::ui_col_tensor), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn(tr(Str::ui_col_shape), ImGuiTableColumnFlags_WidthStretch, 2.2f);
-    ImGui::TableSetupColumn(tr(Str::ui_col_stage), ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableSetupColumn(tr(app, UiStr::ui_col_tensor), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn(tr(app, UiStr::ui_col_shape), ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn(tr(app, UiStr::ui_col_stage), ImGuiTableColumnFlags_WidthStretch, 2.0f);
     ImGui::TableHeadersRow();
     for (int s = 0; s < kStageCount; ++s) {
-        const Tensor* t = app.trace.find(infos[s].tensors[0]);
+        const Tensor* t = app.trace.find(infos[s].result);
         if (!t) continue;
         ImGui::TableNextRow();
         if (s == app.stage) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(60, 100, 170, 140));
@@ -38,7 +38,7 @@ void draw_dimensions_tab(LabApp& app) {
         ImGui::TableNextColumn();
         ImGui::Text("%s", shape_named(*t).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(infos[s].title);
+        ImGui::TextUnformatted(tr(app, infos[s].title));
     }
     ImGui::EndTable();
 }
@@ -48,13 +48,13 @@ void draw_dimensions_tab(LabApp& app) {
 void draw_dimension_table(LabApp& app, const PanelRect& r) {
     begin_panel("Dimensions", r, ImGuiWindowFlags_NoTitleBar);
     if (ImGui::BeginTabBar("bottom")) {
-        const bool dims = ImGui::BeginTabItem(ui_label(Str::ui_tab_dimensions, "dimensions").c_str());
+        const bool dims = ImGui::BeginTabItem(ui_label(app, UiStr::ui_tab_dimensions, "dimensions").c_str());
         lab_note_rect(app, "tab:dimensions");
         if (dims) {
             draw_dimensions_tab(app);
             ImGui::EndTabItem();
         }
-        const bool cost = ImGui::BeginTabItem(ui_label(Str::ui_tab_cost, "cost").c_str());
+        const bool cost = ImGui::BeginTabItem(ui_label(app, UiStr::ui_tab_cost, "cost").c_str());
         lab_note_rect(app, "tab:cost");
         if (cost) {
             app.cost_tab_open = true;

@@ -1,44 +1,49 @@
-// experiments.h (app) — Attention Lab app: the experiment panels' list, their
-// cached results, and the view that draws them in place of the stage stepper.
+// experiments.h (app) — Attention Lab app: the experiment registry. One entry per
+// experiment: its key, title and claim, how much memory its results take, and its panel
+// (what it computes from the configuration, how it draws, what state() reports). The
+// numbers come from core/experiments.h; experiments_view.cpp holds the panels and the
+// registry.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "core/experiments.h"
+#include "core/config.h"
+#include "interop/json_export.h"
+#include "ui_text.h"
 
 namespace lab {
 
 struct LabApp;
 
-struct ExperimentInfo {
-    const char* key;    // URL "exp=" value
-    const char* title;
-    const char* claim;  // what the paper says, one or two sentences
-};
-const std::vector<ExperimentInfo>& experiment_infos();
-int experiment_index(const std::string& key);  // -1 when unknown
+// One experiment's results and options, drawn in place of the stage stepper.
+class ExperimentPanel {
+public:
+    virtual ~ExperimentPanel() = default;
+    // The results for this configuration (and the panel's own options).
+    virtual void compute(const AttentionConfig& c) = 0;
+    virtual void draw(LabApp& app) = 0;
+    // The plotted series for state().experiment (texts in `lang`).
+    virtual void write_state(Json& out, Lang lang) const = 0;
 
-// Results, recomputed when the configuration (generation) or an option changes.
-struct ExperimentResults {
-    unsigned long long generation = ~0ull;
-    int computed_for = -1;
-    int scaling_samples = 4000;
-    int scaling_seed = 1;
-    std::vector<ScalingPoint> scaling;
-    std::vector<HeadsPoint> heads;
-    int knockout_h = 0;  // index into heads
-    MaskComparison masks;
-    int pe_length = 64, pe_train_length = 32;
-    PeExperiment pe;
-    int mistake = 0;     // index into all_mistakes()
-    std::vector<MistakeResult> mistakes;
-    std::vector<AttentionKind> encdec;
+    bool stale = true;                                // an option changed: compute again
+    unsigned long long computed_for = ~0ull;          // app.generation of the results
     double compute_ms = 0;
-    std::string too_large;  // set instead of results when the configuration would not fit in memory
+    Msg too_large;                                    // set instead of results when they would not fit in memory
 };
+
+struct ExperimentEntry {
+    const char* key;      // URL "exp=" value, layout ids "exp:<key>"
+    UiStr title;
+    UiStr claim;          // what the paper says, one or two sentences
+    double traces_kept;   // traces of the current size the results hold (memory budget); 0: independent of it
+    std::unique_ptr<ExperimentPanel> (*make)();
+};
+const std::vector<ExperimentEntry>& experiments();
+int experiment_index(const std::string& key);  // -1 when unknown
 
 void draw_experiment_view(LabApp& app, float x, float y, float w, float h);
 void draw_experiment_menu(LabApp& app);  // the "Experiments" button and its popup
-void write_experiment_state(const LabApp& app, class JsonWriter& w);  // state().experiment
+Json experiment_state(const LabApp& app);  // state().experiment: null, or key, title and series
 
 }  // namespace lab

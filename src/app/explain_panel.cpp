@@ -18,17 +18,17 @@ void heading(const char* text) {
 }
 
 // A green or red dot, then the label and its numbers.
-void badge(const InvariantCheck& ch) {
+void badge(const LabApp& app, const InvariantCheck& ch) {
     const float r = ImGui::GetTextLineHeight() * 0.3f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f), r,
                                                 ch.pass ? IM_COL32(90, 200, 120, 255) : IM_COL32(240, 90, 80, 255));
     ImGui::Dummy(ImVec2(r * 2.5f, 0));
     ImGui::SameLine();
-    text_wrapped("%s%s", ch.pass ? "" : tr(Str::ui_explain_fails), ch.label.c_str());
+    text_wrapped("%s%s", ch.pass ? "" : tr(app, UiStr::ui_explain_fails), say(app, ch.label).c_str());
     ImGui::Indent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_wrapped("%s", ch.detail.c_str());
+    text_wrapped("%s", say(app, ch.detail).c_str());
     ImGui::PopStyleColor();
     ImGui::Unindent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
 }
@@ -38,30 +38,26 @@ void badge(const InvariantCheck& ch) {
 void draw_explain_panel(LabApp& app, const PanelRect& r) {
     const StageInfo& info = stage_infos()[app.stage];
     const StageRecord& rec = app.trace.stages[app.stage];
-    begin_panel(ui_label(Str::ui_explain_window, "Explain").c_str(), r);
+    begin_panel(ui_label(app, UiStr::ui_explain_window, "Explain").c_str(), r);
     ImGui::PushTextWrapPos(0);
-    ImGui::Text("%d. %s", app.stage + 1, info.title);
-    heading(tr(Str::ui_explain_paper));
-    text_wrapped("%s", info.formula);
-    heading(tr(Str::ui_explain_pytorch));
+    ImGui::Text("%d. %s", app.stage + 1, tr(app, info.title));
+    heading(tr(app, UiStr::ui_explain_paper));
+    text_wrapped("%s", tr(app, info.formula));
+    heading(tr(app, UiStr::ui_explain_pytorch));
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.62f, 0.85f, 0.62f, 1));
     text_wrapped("%s", info.pytorch);
     ImGui::PopStyleColor();
-    heading(tr(Str::ui_explain_shapes));
-    for (const ShapeStep& st : rec.shape_steps) {
-        std::string named = "(";
-        for (size_t i = 0; i < st.shape.size(); ++i)
-            named += (i ? ", " : "") + st.dims[i] + "=" + std::to_string(st.shape[i]);
-        ImGui::BulletText("%s  %s)", st.op.c_str(), named.c_str());
-    }
-    heading(tr(Str::ui_explain_why));
-    text_wrapped("%s", info.why);
-    heading(tr(Str::ui_explain_checks));
-    if (rec.checks.empty()) ImGui::TextDisabled("%s", tr(Str::ui_explain_no_checks));
-    for (const InvariantCheck& ch : rec.checks) badge(ch);
+    heading(tr(app, UiStr::ui_explain_shapes));
+    for (const ShapeStep& st : rec.shape_steps)
+        ImGui::BulletText("%s  %s", say(app, st.op).c_str(), shape_named(st.shape, st.dims).c_str());
+    heading(tr(app, UiStr::ui_explain_why));
+    text_wrapped("%s", tr(app, info.why));
+    heading(tr(app, UiStr::ui_explain_checks));
+    if (rec.checks.empty()) ImGui::TextDisabled("%s", tr(app, UiStr::ui_explain_no_checks));
+    for (const InvariantCheck& ch : rec.checks) badge(app, ch);
     if (!app.hover.tensor.empty()) {
-        heading(tr(Str::ui_explain_hovered));
-        text_wrapped("%s", app.hover.text.c_str());
+        heading(tr(app, UiStr::ui_explain_hovered));
+        text_wrapped("%s", say(app, app.hover.text).c_str());
     }
     ImGui::PopTextWrapPos();
     ImGui::Spacing();

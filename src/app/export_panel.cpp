@@ -15,69 +15,69 @@ namespace lab {
 
 namespace {
 
-bool action_button(LabApp& app, const char* id, const char* label, Str tip) {
+bool action_button(LabApp& app, const char* id, const char* label, UiStr tip) {
     const bool clicked = ImGui::Button((std::string(label) + "###export:" + id).c_str());
     lab_note_rect(app, std::string("export:") + id);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(tip));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, tip));
     return clicked;
 }
 
 void save(LabApp& app, const std::string& name, const std::string& bytes, const char* mime) {
     if (!app.host.save_file) {
-        app.last_action = tr(Str::ui_export_no_save);
+        app.last_action = UiStr::ui_export_no_save;
         return;
     }
     app.host.save_file(name, bytes, mime);
-    app.last_action = trf(Str::ui_export_saved, name, bytes.size());
+    app.last_action = Msg(UiStr::ui_export_saved, name, bytes.size());
 }
 
-void copy(LabApp& app, const std::string& text, Str what) {
+void copy(LabApp& app, const std::string& text, UiStr what) {
     if (!app.host.copy_text) {
-        app.last_action = tr(Str::ui_export_no_clipboard);
+        app.last_action = UiStr::ui_export_no_clipboard;
         return;
     }
     app.host.copy_text(text);
-    app.last_action = trf(Str::ui_export_copied, tr(what), text.size());
+    app.last_action = Msg(UiStr::ui_export_copied, what, text.size());
 }
 
 }  // namespace
 
 void draw_export_section(LabApp& app) {
     const StageInfo& info = stage_infos()[app.stage];
-    const Tensor* t = app.trace.find(info.tensors[0]);
+    const Tensor* t = app.trace.find(info.result);
     const AttentionConfig& c = app.trace.config;
-    ImGui::TextDisabled("%s", trf(Str::ui_export_heading, t ? t->name.c_str() : "").c_str());
+    ImGui::TextDisabled("%s", say(app, Msg(UiStr::ui_export_heading, t ? t->name.c_str() : "")).c_str());
     if (t) {
-        if (action_button(app, "csv", "CSV", Str::ui_export_csv_tip))
+        if (action_button(app, "csv", "CSV", UiStr::ui_export_csv_tip))
             save(app, export_file_name(c, t->name, "csv"), tensor_csv(*t), "text/csv");
         ImGui::SameLine();
-        if (action_button(app, "npy", ".npy", Str::ui_export_npy_tip))
+        if (action_button(app, "npy", ".npy", UiStr::ui_export_npy_tip))
             save(app, export_file_name(c, t->name, "npy"), encode_npy(*t), "application/octet-stream");
         ImGui::SameLine();
-        if (action_button(app, "json", "JSON", Str::ui_export_json_tip))
+        if (action_button(app, "json", "JSON", UiStr::ui_export_json_tip))
             save(app, export_file_name(c, t->name, "json"), tensor_json(*t), "application/json");
     }
-    if (action_button(app, "trace", tr(Str::ui_export_trace), Str::ui_export_trace_tip))
-        save(app, export_file_name(c, "trace", "json"), trace_json(app.trace), "application/json");
+    if (action_button(app, "trace", tr(app, UiStr::ui_export_trace), UiStr::ui_export_trace_tip))
+        save(app, export_file_name(c, "trace", "json"), trace_json(app.trace, app.text_lang), "application/json");
     ImGui::SameLine();
-    if (action_button(app, "pytorch", tr(Str::ui_export_pytorch), Str::ui_export_pytorch_tip))
+    if (action_button(app, "pytorch", tr(app, UiStr::ui_export_pytorch), UiStr::ui_export_pytorch_tip))
         save(app, export_file_name(c, "reproduce", "py"), pytorch_script(app.trace), "text/x-python");
-    if (action_button(app, "prompt", tr(Str::ui_export_prompt), Str::ui_export_prompt_tip))
-        copy(app, stage_prompt_text(app.trace, app.stage, app.batch_item, app.head), Str::ui_export_what_stage);
+    if (action_button(app, "prompt", tr(app, UiStr::ui_export_prompt), UiStr::ui_export_prompt_tip))
+        copy(app, stage_prompt_text(app.trace, app.stage, app.batch_item, app.head, app.text_lang), UiStr::ui_export_what_stage);
     ImGui::SameLine();
-    if (action_button(app, "link", tr(Str::ui_export_link), Str::ui_export_link_tip)) {
+    if (action_button(app, "link", tr(app, UiStr::ui_export_link), UiStr::ui_export_link_tip)) {
         const std::string hash = lab_url_hash(app);
-        copy(app, app.host.share_url ? app.host.share_url(hash) : "#" + hash, Str::ui_export_what_link);
+        copy(app, app.host.share_url ? app.host.share_url(hash) : "#" + hash, UiStr::ui_export_what_link);
     }
-    if (!app.last_action.empty()) text_wrapped_disabled(app.last_action.c_str());
+    if (!app.last_action.empty()) text_wrapped_disabled(say(app, app.last_action).c_str());
 }
 
 void draw_config_loader(LabApp& app) {
-    text_wrapped_disabled(tr(Str::ui_config_heading));
+    text_wrapped_disabled(tr(app, UiStr::ui_config_heading));
     ImGui::InputTextMultiline("##config", app.config_text, sizeof app.config_text,
                               ImVec2(-1, ImGui::GetTextLineHeight() * 4.5f));
     lab_note_rect(app, "config_text");
-    const bool load = ImGui::Button(ui_label(Str::ui_config_load, "config_load").c_str());
+    const bool load = ImGui::Button(ui_label(app, UiStr::ui_config_load, "config_load").c_str());
     lab_note_rect(app, "config_load");
     if (load) lab_load_config_text(app, "", app.config_text);
 }

@@ -11,8 +11,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/derivation.h"
-#include "core/i18n.h"
 
 namespace lab {
 
@@ -24,7 +22,7 @@ uint32_t head_color(int h) {
     return palette[h % 8];
 }
 
-void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan) {
+void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan, const char* masked_label) {
     const float scale = ImGui::GetFontSize() / 13.0f;
     const float w = 70.0f * scale, h = ImGui::GetTextLineHeight() * 0.6f;
     char lo[24], hi[24];
@@ -52,129 +50,166 @@ void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan) {
         ImGui::SameLine(0, 3 * scale);
         ImGui::TextDisabled("%s", label);
     };
-    if (has_masked) swatch(kMaskedColor, tr(Str::ui_legend_masked));
+    if (has_masked) swatch(kMaskedColor, masked_label);
     if (has_nan) swatch(kNanColor, "NaN");
 }
+
+namespace {
+
+// The matrix's place on screen: the label gutters and the cell grid.
+struct Grid {
+    const float* values;
+    int rows, cols, row_stride;
+    float scale;         // font size / 13
+    float label_w;       // row labels' gutter
+    float band_h;        // head band above the columns
+    ImVec2 origin, p0;   // the widget's corner; cell (0, 0)
+    float cw, ch;        // cell size
+    float value(int r, int c) const { return values[static_cast<long>(r) * row_stride + c]; }
+    float grid_w() const { return cw * cols; }
+    float grid_h() const { return ch * rows; }
+};
+
+std::string label_of(const std::vector<std::string>* labels, int i) {
+    return labels && i < static_cast<int>(labels->size()) ? (*labels)[i] : std::to_string(i);
+}
+
+// Label gutters (row labels left, a head band and column labels on top) and cells that
+// stay square while they are big enough to read; a very wide matrix (L x 512) keeps thin
+// columns but tall rows, so it stays a readable band.
+Grid layout(const float* values, int rows, int cols, int row_stride, const HeatmapOptions& opt, float width, float height) {
+    Grid g{values, rows, cols, row_stride, ImGui::GetFontSize() / 13.0f, 0, 0, {}, {}, 0, 0};
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (width <= 0) width = avail.x;
+    if (height <= 0) height = std::max(avail.y, 40.0f * g.scale);
+    for (int r = 0; r < rows && r < 512; ++r)
+        g.label_w = std::max(g.label_w, ImGui::CalcTextSize(label_of(opt.row_labels, r).c_str()).x);
+    g.label_w = std::min(g.label_w, 90.0f * g.scale) + 6.0f * g.scale;
+    g.band_h = opt.col_group > 0 ? 5.0f * g.scale : 0.0f;
+    const float top_h = ImGui::GetTextLineHeight() + g.band_h + 2.0f * g.scale;
+    const float max_cell = opt.max_cell > 0 ? opt.max_cell : 44.0f * g.scale;
+    g.cw = std::max(0.05f, std::min(max_cell, (width - g.label_w) / cols));
+    g.ch = std::max(0.05f, std::min(max_cell, (height - top_h) / rows));
+    if (g.cw >= 4.0f * g.scale) g.cw = g.ch = std::min(g.cw, g.ch);
+    g.origin = ImGui::GetCursorScreenPos();
+    g.p0 = ImVec2(g.origin.x + g.label_w, g.origin.y + top_h);
+    return g;
+}
+
+// Cells as rectangles, binned to whole pixels when cells get smaller than one (a bin
+// shows the value of largest magnitude among its cells).
+void draw_cells_cpu(const Grid& g, const ColorRange& range) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int step_c = g.cw >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / g.cw));
+    const int step_r = g.ch >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / g.ch));
+    const float gap_x = g.cw >= 6.0f ? 1.0f : 0.0f, gap_y = g.ch >= 6.0f ? 1.0f : 0.0f;
+    for (int r = 0; r < g.rows; r += step_r)
+        for (int c = 0; c < g.cols; c += step_c) {
+            float v = g.value(r, c);
+            for (int rr = r; rr < std::min(g.rows, r + step_r); ++rr)
+                for (int cc = c; cc < std::min(g.cols, c + step_c); ++cc) {
+                    const float u = g.value(rr, cc);
+                    if (std::isnan(u) || std::fabs(u) > std::fabs(v)) v = u;
+                }
+            const ImVec2 a(g.p0.x + c * g.cw, g.p0.y + r * g.ch);
+            const ImVec2 b(g.p0.x + std::min(g.cols, c + step_c) * g.cw - gap_x, g.p0.y + std::min(g.rows, r + step_r) * g.ch - gap_y);
+            dl->AddRectFilled(a, b, colormap_color(range, v));
+        }
+}
+
+// The CPU path leaves 1 px gaps between big cells: over a GPU texture, draw them as lines.
+void draw_gaps(const Grid& g) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
+    for (int c = 1; c < g.cols; ++c)
+        dl->AddLine(ImVec2(g.p0.x + c * g.cw - 0.5f, g.p0.y), ImVec2(g.p0.x + c * g.cw - 0.5f, g.p0.y + g.grid_h()), bg);
+    for (int r = 1; r < g.rows; ++r)
+        dl->AddLine(ImVec2(g.p0.x, g.p0.y + r * g.ch - 0.5f), ImVec2(g.p0.x + g.grid_w(), g.p0.y + r * g.ch - 0.5f), bg);
+}
+
+// Numbers inside cells when they fit, dark on light cells and light on dark ones.
+void draw_numbers(const Grid& g, const ColorRange& range) {
+    const float text_w = ImGui::CalcTextSize("-0.00").x;
+    if (g.cw < text_w + 4.0f * g.scale || g.ch < ImGui::GetTextLineHeight() || g.rows * g.cols > 400) return;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c) {
+            const float v = g.value(r, c);
+            char buf[16];
+            if (std::isnan(v)) std::snprintf(buf, sizeof buf, "NaN");
+            else if (v <= -1e8f) std::snprintf(buf, sizeof buf, std::isinf(v) ? "-inf" : "-1e9");
+            else std::snprintf(buf, sizeof buf, "%.2f", v);
+            const ImVec2 ts = ImGui::CalcTextSize(buf);
+            const uint32_t bg = colormap_color(range, v);
+            const int lum = ((bg & 0xFF) * 3 + ((bg >> 8) & 0xFF) * 6 + ((bg >> 16) & 0xFF)) / 10;
+            dl->AddText(ImVec2(g.p0.x + c * g.cw + (g.cw - ts.x) * 0.5f, g.p0.y + r * g.ch + (g.ch - ts.y) * 0.5f),
+                        lum > 140 ? IM_COL32(20, 20, 24, 255) : IM_COL32(240, 240, 240, 255), buf);
+        }
+}
+
+// Row labels, head bands, column labels (every k-th so they never overlap).
+void draw_labels(const Grid& g, const HeatmapOptions& opt) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 label_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const float line_h = ImGui::GetTextLineHeight();
+    const int row_every = std::max(1, static_cast<int>(std::ceil(line_h / g.ch)));
+    for (int r = 0; r < g.rows; r += row_every) {
+        dl->PushClipRect(g.origin, ImVec2(g.origin.x + g.label_w - 4 * g.scale, g.p0.y + g.grid_h()), true);
+        dl->AddText(ImVec2(g.origin.x, g.p0.y + r * g.ch + (std::min(g.ch * row_every, line_h * 2) - line_h) * 0.5f),
+                    label_col, label_of(opt.row_labels, r).c_str());
+        dl->PopClipRect();
+    }
+    if (opt.col_group > 0)
+        for (int k = 0; k * opt.col_group < g.cols; ++k)
+            dl->AddRectFilled(ImVec2(g.p0.x + k * opt.col_group * g.cw, g.p0.y - g.band_h - 1),
+                              ImVec2(g.p0.x + std::min(g.cols, (k + 1) * opt.col_group) * g.cw - 1, g.p0.y - 1), head_color(k));
+    float col_label_w = ImGui::CalcTextSize(label_of(opt.col_labels, g.cols - 1).c_str()).x;
+    for (int c = 0; c < g.cols && c < 64; ++c)
+        col_label_w = std::max(col_label_w, ImGui::CalcTextSize(label_of(opt.col_labels, c).c_str()).x);
+    col_label_w += 6 * g.scale;
+    int col_every = std::max(1, static_cast<int>(std::ceil(col_label_w / g.cw)));
+    if (col_every > 1) col_every = col_every <= 2 ? 2 : col_every <= 4 ? 4 : col_every <= 8 ? 8 : ((col_every + 15) / 16) * 16;
+    dl->PushClipRect(ImVec2(g.p0.x, g.origin.y), ImVec2(g.p0.x + g.grid_w() + col_label_w, g.p0.y), true);
+    for (int c = 0; c < g.cols; c += col_every)
+        dl->AddText(ImVec2(g.p0.x + c * g.cw, g.origin.y), label_col, label_of(opt.col_labels, c).c_str());
+    dl->PopClipRect();
+}
+
+// The exact cell under the mouse, outlined.
+void hover(const Grid& g, HeatmapHit& hit) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const int c = static_cast<int>((m.x - g.p0.x) / g.cw), r = static_cast<int>((m.y - g.p0.y) / g.ch);
+    if (m.x < g.p0.x || m.y < g.p0.y || c < 0 || c >= g.cols || r < 0 || r >= g.rows) return;
+    hit.row = r, hit.col = c;
+    ImGui::GetWindowDrawList()->AddRect(ImVec2(g.p0.x + c * g.cw - 1, g.p0.y + r * g.ch - 1),
+                                        ImVec2(g.p0.x + (c + 1) * g.cw + 1, g.p0.y + (r + 1) * g.ch + 1),
+                                        IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+}
+
+}  // namespace
 
 HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols, int row_stride,
                          const HeatmapOptions& opt, float width, float height) {
     HeatmapHit hit;
     if (rows <= 0 || cols <= 0) return hit;
     ImGui::PushID(id);
-    const float scale = ImGui::GetFontSize() / 13.0f;
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    if (width <= 0) width = avail.x;
-    if (height <= 0) height = std::max(avail.y, 40.0f * scale);
-
-    // Label gutters: row labels on the left, a head band and column labels on top.
-    float label_w = 0;
-    for (int r = 0; r < rows && r < 512; ++r) {
-        const std::string l = opt.row_labels && r < (int)opt.row_labels->size() ? (*opt.row_labels)[r] : std::to_string(r);
-        label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
-    }
-    label_w = std::min(label_w, 90.0f * scale) + 6.0f * scale;
-    const float band_h = opt.col_group > 0 ? 5.0f * scale : 0.0f;
-    const float top_h = ImGui::GetTextLineHeight() + band_h + 2.0f * scale;
-
-    // Square cells while they are big enough to read; a very wide matrix (L x 512)
-    // keeps thin columns but tall rows, so it stays a readable band.
-    const float max_cell = opt.max_cell > 0 ? opt.max_cell : 44.0f * scale;
-    float cw = std::max(0.05f, std::min(max_cell, (width - label_w) / cols));
-    float ch = std::max(0.05f, std::min(max_cell, (height - top_h) / rows));
-    if (cw >= 4.0f * scale) cw = ch = std::min(cw, ch);
-    const float grid_w = cw * cols, grid_h = ch * rows;
-
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const ImVec2 p0(origin.x + label_w, origin.y + top_h);
-    ImGui::InvisibleButton("grid", ImVec2(label_w + grid_w + 1, top_h + grid_h + 1));
+    const Grid g = layout(values, rows, cols, row_stride, opt, width, height);
+    ImGui::InvisibleButton("grid", ImVec2(g.label_w + g.grid_w() + 1, g.p0.y - g.origin.y + g.grid_h() + 1));
     const bool hovered = ImGui::IsItemHovered();
-    hit.x = p0.x, hit.y = p0.y, hit.cell_w = cw, hit.cell_h = ch;
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-
-    // Cells: one texture on the GPU when the platform offers it; otherwise
-    // rectangles, binned to whole pixels when cells get smaller than one.
+    hit.x = g.p0.x, hit.y = g.p0.y, hit.cell_w = g.cw, hit.cell_h = g.ch;
+    // Cells: one texture on the GPU when the platform offers it; otherwise rectangles.
     const bool on_gpu = opt.gpu && opt.gpu->draw &&
                         opt.gpu->draw(opt.gpu_key ? opt.gpu_key : id, opt.gpu_version, values, rows, cols, row_stride,
-                                      opt.range, p0.x, p0.y, p0.x + grid_w, p0.y + grid_h);
-    const int step_c = cw >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / cw));
-    const int step_r = ch >= 1.0f ? 1 : static_cast<int>(std::ceil(1.0f / ch));
-    const float gap_x = cw >= 6.0f ? 1.0f : 0.0f, gap_y = ch >= 6.0f ? 1.0f : 0.0f;
-    for (int r = 0; r < rows && !on_gpu; r += step_r)
-        for (int c = 0; c < cols; c += step_c) {
-            float v = values[static_cast<long>(r) * row_stride + c];
-            for (int rr = r; rr < std::min(rows, r + step_r); ++rr)
-                for (int cc = c; cc < std::min(cols, c + step_c); ++cc) {
-                    const float u = values[static_cast<long>(rr) * row_stride + cc];
-                    if (std::isnan(u) || std::fabs(u) > std::fabs(v)) v = u;
-                }
-            const ImVec2 a(p0.x + c * cw, p0.y + r * ch);
-            const ImVec2 b(p0.x + std::min(cols, c + step_c) * cw - gap_x, p0.y + std::min(rows, r + step_r) * ch - gap_y);
-            dl->AddRectFilled(a, b, colormap_color(opt.range, v));
-        }
-
-    if (on_gpu && cw >= 6.0f && ch >= 6.0f) {  // the CPU path leaves 1 px gaps: draw them as lines
-        const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
-        for (int c = 1; c < cols; ++c) dl->AddLine(ImVec2(p0.x + c * cw - 0.5f, p0.y), ImVec2(p0.x + c * cw - 0.5f, p0.y + grid_h), bg);
-        for (int r = 1; r < rows; ++r) dl->AddLine(ImVec2(p0.x, p0.y + r * ch - 0.5f), ImVec2(p0.x + grid_w, p0.y + r * ch - 0.5f), bg);
-    }
-
-    // Numbers inside cells when they fit.
-    const float text_w = ImGui::CalcTextSize("-0.00").x;
-    if (cw >= text_w + 4.0f * scale && ch >= ImGui::GetTextLineHeight() && rows * cols <= 400) {
-        for (int r = 0; r < rows; ++r)
-            for (int c = 0; c < cols; ++c) {
-                const float v = values[static_cast<long>(r) * row_stride + c];
-                char buf[16];
-                if (std::isnan(v)) std::snprintf(buf, sizeof buf, "NaN");
-                else if (v <= -1e8f) std::snprintf(buf, sizeof buf, std::isinf(v) ? "-inf" : "-1e9");
-                else std::snprintf(buf, sizeof buf, "%.2f", v);
-                const ImVec2 ts = ImGui::CalcTextSize(buf);
-                const uint32_t bg = colormap_color(opt.range, v);
-                const int lum = ((bg & 0xFF) * 3 + ((bg >> 8) & 0xFF) * 6 + ((bg >> 16) & 0xFF)) / 10;
-                dl->AddText(ImVec2(p0.x + c * cw + (cw - ts.x) * 0.5f, p0.y + r * ch + (ch - ts.y) * 0.5f),
-                            lum > 140 ? IM_COL32(20, 20, 24, 255) : IM_COL32(240, 240, 240, 255), buf);
-            }
-    }
-
-    // Row labels, head bands, column labels (every k-th so they never overlap).
-    const ImU32 label_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const float line_h = ImGui::GetTextLineHeight();
-    const int row_every = std::max(1, static_cast<int>(std::ceil(line_h / ch)));
-    for (int r = 0; r < rows; r += row_every) {
-        const std::string l = opt.row_labels && r < (int)opt.row_labels->size() ? (*opt.row_labels)[r] : std::to_string(r);
-        dl->PushClipRect(origin, ImVec2(origin.x + label_w - 4 * scale, p0.y + grid_h), true);
-        dl->AddText(ImVec2(origin.x, p0.y + r * ch + (std::min(ch * row_every, line_h * 2) - line_h) * 0.5f),
-                    label_col, l.c_str());
-        dl->PopClipRect();
-    }
-    if (opt.col_group > 0)
-        for (int g = 0; g * opt.col_group < cols; ++g)
-            dl->AddRectFilled(ImVec2(p0.x + g * opt.col_group * cw, p0.y - band_h - 1),
-                              ImVec2(p0.x + std::min(cols, (g + 1) * opt.col_group) * cw - 1, p0.y - 1), head_color(g));
-    auto col_label = [&](int c) {
-        return opt.col_labels && c < (int)opt.col_labels->size() ? (*opt.col_labels)[c] : std::to_string(c);
-    };
-    float col_label_w = ImGui::CalcTextSize(col_label(cols - 1).c_str()).x;
-    for (int c = 0; c < cols && c < 64; ++c) col_label_w = std::max(col_label_w, ImGui::CalcTextSize(col_label(c).c_str()).x);
-    col_label_w += 6 * scale;
-    int col_every = std::max(1, static_cast<int>(std::ceil(col_label_w / cw)));
-    if (col_every > 1) col_every = col_every <= 2 ? 2 : col_every <= 4 ? 4 : col_every <= 8 ? 8 : ((col_every + 15) / 16) * 16;
-    dl->PushClipRect(ImVec2(p0.x, origin.y), ImVec2(p0.x + grid_w + col_label_w, p0.y), true);
-    for (int c = 0; c < cols; c += col_every) dl->AddText(ImVec2(p0.x + c * cw, origin.y), label_col, col_label(c).c_str());
-    dl->PopClipRect();
-
-    if (hovered) {
-        const ImVec2 m = ImGui::GetIO().MousePos;
-        const int c = static_cast<int>((m.x - p0.x) / cw), r = static_cast<int>((m.y - p0.y) / ch);
-        if (m.x >= p0.x && m.y >= p0.y && c >= 0 && c < cols && r >= 0 && r < rows) {
-            hit.row = r, hit.col = c;
-            dl->AddRect(ImVec2(p0.x + c * cw - 1, p0.y + r * ch - 1), ImVec2(p0.x + (c + 1) * cw + 1, p0.y + (r + 1) * ch + 1),
-                        IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
-        }
-    }
+                                      opt.range, g.p0.x, g.p0.y, g.p0.x + g.grid_w(), g.p0.y + g.grid_h());
+    if (!on_gpu) draw_cells_cpu(g, opt.range);
+    else if (g.cw >= 6.0f && g.ch >= 6.0f) draw_gaps(g);
+    draw_numbers(g, opt.range);
+    draw_labels(g, opt);
+    if (hovered) hover(g, hit);
     if (opt.highlight_row >= 0 && opt.highlight_row < rows)
-        dl->AddRect(ImVec2(p0.x - 1, p0.y + opt.highlight_row * ch - 1),
-                    ImVec2(p0.x + grid_w + 1, p0.y + (opt.highlight_row + 1) * ch + 1), IM_COL32(255, 255, 255, 110));
+        ImGui::GetWindowDrawList()->AddRect(ImVec2(g.p0.x - 1, g.p0.y + opt.highlight_row * g.ch - 1),
+                                            ImVec2(g.p0.x + g.grid_w() + 1, g.p0.y + (opt.highlight_row + 1) * g.ch + 1),
+                                            IM_COL32(255, 255, 255, 110));
     ImGui::PopID();
     return hit;
 }

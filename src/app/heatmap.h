@@ -44,8 +44,9 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
                          const HeatmapOptions& options, float width = 0.0f, float height = 0.0f);
 
 // A small gradient bar with its value range, on the current line: "-2.31 [bar] 2.31",
-// plus swatches for masked and NaN cells when the slice has any.
-void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan);
+// plus swatches for masked and NaN cells when the slice has any (masked_label: the
+// masked swatch's word, in the interface's language).
+void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan, const char* masked_label);
 
 // The colour of head `h` (bands above split/concat columns, chips).
 uint32_t head_color(int h);

@@ -5,15 +5,18 @@
 //   every frame: ImGui::NewFrame(); lab_frame(app); ImGui::Render();
 //   the page's window.lab.state() returns lab_state_json(app).
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/config.h"
 #include "core/i18n.h"
 #include "core/length_sweep.h"
+#include "core/message.h"
 #include "core/trace.h"
 #include "experiments.h"
 #include "heatmap.h"
+#include "ui_text.h"
 
 namespace lab {
 
@@ -22,7 +25,8 @@ struct HoverCell {
     std::string tensor;      // "" when nothing is hovered
     std::vector<int> index;  // full index into the tensor
     float value = 0.0f;
-    std::string text;        // derive_cell()
+    Msg text;                // derive_cell()
+    uint32_t color = 0;      // the colour the CPU gives the cell (colormap.h), to compare with the GPU's
 };
 
 // Where a widget was drawn this frame (pixels of the framebuffer), so tests and
@@ -43,7 +47,7 @@ struct HeatmapPlacement {
 
 // Navigation keys, queued by the platform layer as they happen: Dear ImGui 1.86
 // keeps only "is down" state, so a press and release between two slow frames
-// would otherwise be lost.
+// would otherwise be lost. What each key does: key_bindings.h.
 enum class LabKey { Left, Right, Home, End, Escape };
 
 // What the app asks of its host (sokol-style function table; null = unsupported).
@@ -66,28 +70,18 @@ struct LabFonts {
     double cjk_load_ms = 0.0;  // request to atlas rebuilt
 };
 
-// What produced app.notes, so a language switch can say them again in the new language.
-struct NotesSource {
-    enum Kind { None, Hash, Config, TooLarge } kind = None;
-    std::string name;  // config file name ("" = pasted)
-    std::string text;  // the hash or the config file's text
-    AttentionConfig base;  // the configuration the file was read on top of
-    double size = 0;       // TooLarge: the refused file's size in bytes
-};
-
 struct LabApp {
     AttentionConfig config;            // what the knobs show (may be invalid)
     std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
     Trace trace;                       // last good trace
-    Lang trace_lang = Lang::En;        // the language its texts were made in
     AttentionWeights weights;          // reused while d_model, seed and bias stay the same
     AttentionConfig weights_for;
     std::vector<std::string> tokens;   // axis labels / token embeddings (empty: t0, t1, ...)
     char token_text[16384] = {};       // the tokens field as typed (a Chinese token + space is 4 bytes)
 
     int stage = 0;                     // index into stage_infos()
-    int experiment = -1;               // -1: the stage stepper; else index into experiment_infos()
-    ExperimentResults results;
+    int experiment = -1;               // -1: the stage stepper; else index into experiments()
+    std::vector<std::unique_ptr<ExperimentPanel>> panels;  // one per experiments() entry, made by lab_init
     int batch_item = 0;
     int head = 0;
     bool all_heads = false;            // small multiples of every head
@@ -98,8 +92,7 @@ struct LabApp {
     HoverCell hover;
     std::vector<SweepPoint> sweep;     // the cost tab's measurement over L (empty until asked)
     bool cost_tab_open = false;
-    std::vector<std::string> notes;    // e.g. what was wrong with the URL hash
-    NotesSource notes_source;
+    std::vector<Msg> notes;            // e.g. what was wrong with the URL hash (said in text_lang when drawn)
     std::vector<UiRect> rects;         // rebuilt every frame
     std::vector<HeatmapPlacement> heatmaps;
     double recompute_ms = 0.0;
@@ -110,14 +103,22 @@ struct LabApp {
     long gpu_uploads = 0;              // reported by the platform: textures uploaded so far
     int gpu_textures = 0;              // and alive now
     char config_text[4096] = {};       // the "paste a config" field
-    std::string last_action;           // e.g. "saved attn_..._weights.csv" — shown and reported
+    Msg last_action;                   // e.g. "saved attn_..._weights.csv" — shown and reported
     float ui_scale = 1.0f;             // set by the platform from devicePixelRatio / content scale
     bool dirty = true;                 // config changed: recompute before drawing
-    Lang lang = Lang::En;              // the chosen interface language (lab_set_language); texts are
-                                       // drawn in it once its font is there (English until then)
+    Lang lang = Lang::En;              // the chosen interface language (lab_set_language)
+    Lang text_lang = Lang::En;         // the language texts are drawn in: lang once its font is there
     LabFonts fonts;
-    std::vector<std::string> glyph_notes;  // token characters no font holds (drawn as U+FFFD)
+    std::vector<Msg> glyph_notes;      // token characters no font holds (drawn as U+FFFD)
 };
+
+// Texts in the language the interface shows (app.text_lang).
+inline const char* tr(const LabApp& app, UiStr id) { return tr(id, app.text_lang); }
+inline const char* tr(const LabApp& app, Str id) { return tr(id, app.text_lang); }
+inline std::string say(const LabApp& app, const Msg& m) { return render(m, app.text_lang); }
+// A translated ImGui label with a stable id: "<text in the shown language>###<id>", so
+// widget state (tabs, open windows, active fields) survives a language switch.
+inline std::string ui_label(const LabApp& app, UiStr text, const char* id) { return std::string(tr(app, text)) + "###" + id; }
 
 void lab_init(LabApp& app);
 // Validates app.config; if valid, runs the trace, otherwise keeps the last good one.
@@ -137,11 +138,11 @@ void lab_load_config_text(LabApp& app, const std::string& name, const std::strin
 // When the app needs another frame although no input arrived: 0 = at once (a
 // recompute or experiment results to show, queued keys, the experiments menu to
 // open, the Chinese font to ask the host for; work in progress such as training
-// reports here too), > 0 = in that many seconds, < 0 = not until something happens. The host draws no frames otherwise:
-// the page rests while nothing changes.
+// reports here too), > 0 = in that many seconds, < 0 = not until something
+// happens. The host draws no frames otherwise: the page rests while nothing changes.
 double lab_frame_wanted_in(const LabApp& app);
-// Chooses the interface language. Every text is rebuilt in it (trace, checks, notes,
-// experiments) as soon as it can be drawn: Chinese waits for the CJK font.
+// Chooses the interface language. Texts are drawn in it as soon as it can be drawn
+// (Chinese waits for the CJK font): the next frame says everything in it.
 void lab_set_language(LabApp& app, Lang lang);
 // Chinese is shown, or the tokens contain CJK characters: the host should load the CJK font.
 bool lab_wants_cjk_font(const LabApp& app);

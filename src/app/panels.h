@@ -3,10 +3,6 @@
 #pragma once
 #include <string>
 
-#include "core/i18n.h"
-
-struct ImVec2;
-
 namespace lab {
 
 struct LabApp;
@@ -14,10 +10,6 @@ struct LabApp;
 struct PanelRect {
     float x, y, w, h;
 };
-
-// A translated ImGui label with a stable id: "<text in the current language>###<id>",
-// so widget state (tabs, open windows, active fields) survives a language switch.
-inline std::string ui_label(Str text, const char* id) { return std::string(tr(text)) + "###" + id; }
 
 // Begins a fixed, undecorated-by-default ImGui window covering r (always pair with ImGui::End()).
 bool begin_panel(const char* name, const PanelRect& r, int extra_flags = 0);
@@ -28,8 +20,8 @@ void draw_stage_view(LabApp& app, const PanelRect& r);     // the current stage'
 void draw_explain_panel(LabApp& app, const PanelRect& r);  // formula, PyTorch, shapes, why, invariants
 void draw_dimension_table(LabApp& app, const PanelRect& r);
 void draw_help_overlay(LabApp& app);                       // '?' — every shortcut
-void draw_export_section(LabApp& app);
-void draw_cost_tab(LabApp& app);                           // a tab beside the dimension table                     // inside the explain panel
+void draw_export_section(LabApp& app);                     // inside the explain panel
+void draw_cost_tab(LabApp& app);                           // a tab beside the dimension table
 void draw_config_loader(LabApp& app);                      // inside the setup panel
 
 }  // namespace lab

@@ -22,7 +22,7 @@ void draw_language_switch(LabApp& app) {
     for (const char* l : labels) w += ImGui::CalcTextSize(l).x + style.FramePadding.x * 2;
     const bool loading = app.fonts.cjk == FontLoad::Loading;
     // While the Chinese font loads, Chinese text cannot show yet: the status is in English.
-    const char* status = tr(Str::lang_loading_short, Lang::En);
+    const char* status = tr(UiStr::lang_loading_short, Lang::En);
     const float status_w = loading ? ImGui::CalcTextSize(status).x + style.ItemSpacing.x : 0.0f;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w - status_w));
     if (loading) {
@@ -37,7 +37,7 @@ void draw_language_switch(LabApp& app) {
         if (ImGui::SmallButton(labels[i]) && !current) lab_set_language(app, lang);
         ImGui::PopStyleColor();
         lab_note_rect(app, std::string("lang:") + lang_code(lang));
-        if (ImGui::IsItemHovered() && !current) ImGui::SetTooltip("%s", tr(Str::lang_toggle_tip));
+        if (ImGui::IsItemHovered() && !current) ImGui::SetTooltip("%s", tr(app, UiStr::lang_toggle_tip));
     }
 }
 
@@ -47,7 +47,7 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     begin_panel("##pipeline", r, ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
     ImGui::TextUnformatted("Attention Lab");
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr(Str::bar_subtitle));
+    ImGui::TextDisabled("%s", tr(app, UiStr::bar_subtitle));
     ImGui::SameLine();
     draw_experiment_menu(app);
     draw_language_switch(app);
@@ -58,7 +58,7 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     char label[64];
     float chips = 0;
     for (size_t i = 0; i < infos.size(); ++i) {
-        std::snprintf(label, sizeof label, "%d %s !", static_cast<int>(i + 1), infos[i].chip);
+        std::snprintf(label, sizeof label, "%d %s !", static_cast<int>(i + 1), tr(app, infos[i].chip));
         chips += ImGui::CalcTextSize(label).x + style.FramePadding.x * 2;
     }
     const float sep = ImGui::CalcTextSize(">").x + 4 + style.ItemSpacing.x;
@@ -81,12 +81,12 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         }();
         ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
         ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.32f, 0.52f, 0.86f, 1));
-        std::snprintf(label, sizeof label, "%d %s%s###chip%zu", static_cast<int>(i + 1), infos[i].chip, failing ? " !" : "", i);
+        std::snprintf(label, sizeof label, "%d %s%s###chip%zu", static_cast<int>(i + 1), tr(app, infos[i].chip), failing ? " !" : "", i);
         const float w = (ImGui::CalcTextSize(label, nullptr, true).x + style.FramePadding.x * 2) * squeeze;
         if (ImGui::Button(label, ImVec2(w, 0))) lab_go_to_stage(app, static_cast<int>(i));
         lab_note_rect(app, std::string("chip:") + infos[i].key);
         ImGui::PopStyleColor(2);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", infos[i].title, infos[i].formula);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(app, infos[i].title), tr(app, infos[i].formula));
     }
     ImGui::End();
 }

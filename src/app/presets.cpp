@@ -16,10 +16,10 @@ const std::vector<Preset>& presets() {
         AttentionConfig cross = sized(8, 2, 4, 2);
         cross.cross = true, cross.kv_len = 6, cross.mask = MaskKind::None;
         return std::vector<Preset>{
-            {"Tiny", Str::ui_preset_tiny, Str::ui_preset_tiny_what, sized(8, 2, 4, 2)},
-            {"Paper base", Str::ui_preset_paper, Str::ui_preset_paper_what, sized(512, 8, 10, 2)},
-            {"Single sentence", Str::ui_preset_sentence, Str::ui_preset_sentence_what, sized(512, 8, 6, 1)},
-            {"Cross-attention", Str::ui_preset_cross, Str::ui_preset_cross_what, cross},
+            {"Tiny", UiStr::ui_preset_tiny, UiStr::ui_preset_tiny_what, sized(8, 2, 4, 2)},
+            {"Paper base", UiStr::ui_preset_paper, UiStr::ui_preset_paper_what, sized(512, 8, 10, 2)},
+            {"Single sentence", UiStr::ui_preset_sentence, UiStr::ui_preset_sentence_what, sized(512, 8, 6, 1)},
+            {"Cross-attention", UiStr::ui_preset_cross, UiStr::ui_preset_cross_what, cross},
         };
     }();
     return list;

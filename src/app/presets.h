@@ -1,16 +1,17 @@
-// presets.h — Attention Lab app: named starting configurations (issue #4's list).
+// presets.h — Attention Lab app: named starting configurations: Tiny, Paper base, a single
+// sentence, cross-attention.
 #pragma once
 #include <vector>
 
 #include "core/config.h"
-#include "core/i18n.h"
+#include "ui_text.h"
 
 namespace lab {
 
 struct Preset {
     const char* name;  // id (English, never translated): "preset:<name>" in the layout
-    Str label;         // the button's text in the current language
-    Str what;          // its tooltip
+    UiStr label;       // the button's text
+    UiStr what;        // its tooltip
     AttentionConfig config;
 };
 

@@ -1,7 +1,7 @@
 // stage_view.cpp — Attention Lab app: the current stage's tensors as heatmaps.
 //
-// Each stage names the tensors it shows (core/stages.cpp); a tensor is sliced to a
-// matrix by the selection: (B, L, d) -> item b; (B, h, L, x) -> item b, head h (or
+// Each stage names the tensors it shows (StageInfo::shows, core/stages.cpp); a tensor is
+// sliced to a matrix by the selection: (B, L, d) -> item b; (B, h, L, x) -> item b, head h (or
 // every head as small multiples). Hovering a cell records its full index and its
 // derivation in app.hover, which the explain panel and state() report.
 #include <imgui.h>
@@ -34,7 +34,7 @@ std::vector<std::string> axis_labels(const LabApp& app, const std::string& dim, 
 }
 
 // Sequential colours for probabilities and the 0/1 mask, diverging for the rest.
-ColorMap map_for(const std::string& name) { return name == "weights" || name == "mask" ? ColorMap::Sequential : ColorMap::Diverging; }
+ColorMap map_for(TensorId id) { return id == TensorId::Weights || id == TensorId::Mask ? ColorMap::Sequential : ColorMap::Diverging; }
 
 struct Slice {
     const float* data = nullptr;
@@ -58,13 +58,35 @@ Slice slice_of(const Tensor& t, int b, int head) {
     return s;
 }
 
+// Hover bookkeeping: the cell's full index, value and derivation, and its tooltip.
+void hover_cell(LabApp& app, TensorId id, const Slice& s, const HeatmapHit& hit, const ColorRange& range,
+                const std::vector<std::string>& rows, const std::vector<std::string>& cols) {
+    const Tensor& t = app.trace[id];
+    std::vector<int> index = s.prefix;
+    if (t.shape.size() >= 2) index.push_back(hit.row);
+    index.push_back(hit.col);
+    app.hover.tensor = t.name;
+    app.hover.index = index;
+    app.hover.value = s.data[static_cast<long>(hit.row) * s.cols + hit.col];
+    app.hover.text = derive_cell(app.trace, id, index);
+    app.hover.color = colormap_color(range, app.hover.value);
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+    ImGui::Text("%s = %s", t.name.c_str(), format_value(app.hover.value).c_str());
+    ImGui::TextDisabled("%s = %s, %s = %s", s.row_dim.c_str(), rows[hit.row].c_str(), s.col_dim.c_str(), cols[hit.col].c_str());
+    ImGui::TextUnformatted(say(app, app.hover.text).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
 // A title line, the heatmap, and hover bookkeeping for one tensor slice.
-void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int col_group, bool short_title = false) {
+void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_title = false) {
+    const Tensor& t = app.trace[id];
     const Slice s = slice_of(t, app.batch_item, head);
     std::string title = t.name + "  " + shape_named(t);
-    if (s.prefix.size() == 1) title += trf(Str::ui_stage_title_item, s.prefix[0]);
-    if (s.prefix.size() == 2) title += trf(Str::ui_stage_title_item_head, s.prefix[0], head);
-    if (short_title) title = trf(Str::ui_stage_title_head, head, s.row_dim, s.col_dim);
+    if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
+    if (s.prefix.size() == 2) title += say(app, Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head));
+    if (short_title) title = say(app, Msg(UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
     ImGui::PushStyleColor(ImGuiCol_Text, s.prefix.size() == 2 ? ImGui::ColorConvertU32ToFloat4(head_color(head))
                                                                 : ImGui::GetStyleColorVec4(ImGuiCol_Text));
     ImGui::TextUnformatted(title.c_str());
@@ -73,11 +95,11 @@ void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int co
     const std::vector<std::string> cols = axis_labels(app, s.col_dim, s.cols);
     HeatmapOptions opt;
     const long count = static_cast<long>(s.rows) * s.cols;
-    opt.range = range_for(s.data, count, map_for(t.name));
+    opt.range = range_for(s.data, count, map_for(id));
     if (!short_title) {
         bool masked = false, nan = false;
         for (long i = 0; i < count; ++i) masked |= s.data[i] <= -1e8f, nan |= std::isnan(s.data[i]);
-        ColorLegend(opt.range, masked, nan);
+        ColorLegend(opt.range, masked, nan, tr(app, UiStr::ui_legend_masked));
     }
     opt.row_labels = &rows;
     opt.col_labels = &cols;
@@ -87,55 +109,50 @@ void show_slice(LabApp& app, const Tensor& t, int head, float w, float h, int co
     opt.gpu = &app.gpu;
     opt.gpu_key = key.c_str();
     opt.gpu_version = app.generation;
-    const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt, w, h);
+    const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt);
     app.heatmaps.push_back({t.name, s.prefix, s.rows, s.cols, hit.x, hit.y, hit.cell_w, hit.cell_h});
-    if (hit.row >= 0) {
-        std::vector<int> index = s.prefix;
-        if (t.shape.size() >= 2) index.push_back(hit.row);
-        index.push_back(hit.col);
-        app.hover.tensor = t.name;
-        app.hover.index = index;
-        app.hover.value = s.data[static_cast<long>(hit.row) * s.cols + hit.col];
-        app.hover.text = derive_cell(app.trace, t.name, index);
-        ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
-        ImGui::Text("%s = %s", t.name.c_str(), format_value(app.hover.value).c_str());
-        ImGui::TextDisabled("%s = %s, %s = %s", s.row_dim.c_str(), rows[hit.row].c_str(), s.col_dim.c_str(),
-                            cols[hit.col].c_str());
-        ImGui::TextUnformatted(app.hover.text.c_str());
-        ImGui::PopTextWrapPos();
-        ImGui::EndTooltip();
+    if (hit.row >= 0) hover_cell(app, id, s, hit, opt.range, rows, cols);
+}
+
+// Every head as small multiples: in a row when few (or the stage shows every head), else a grid.
+void show_every_head(LabApp& app, TensorId id, bool in_a_row) {
+    const Tensor& t = app.trace[id];
+    const int heads = app.trace.config.heads;
+    ImGui::TextUnformatted((t.name + "  " + shape_named(t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
+    const int per_row = in_a_row ? heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
+    const int grid_rows = (heads + per_row - 1) / per_row;
+    const ImVec2 a = ImGui::GetContentRegionAvail();
+    for (int h = 0; h < heads; ++h) {
+        if (h % per_row) ImGui::SameLine();
+        ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - 4, a.y / grid_rows - 4), false, ImGuiWindowFlags_NoScrollbar);
+        show_slice(app, id, h, 0, true);
+        ImGui::EndChild();
     }
 }
 
-// What the stage view shows for each stage, left to right (or top to bottom when
-// wide). Split and concat always show every head, coloured as the column bands of
-// the (B, L, d_model) side, so the reader sees where each head's columns go.
-struct Shown {
-    std::string name;
-    bool every_head = false;
-};
-
-std::vector<Shown> shown_tensors(const LabApp& app, StageId id) {
-    switch (id) {
-        case StageId::Input: {
-            std::vector<Shown> v = {{"x"}};
-            if (app.trace.find("pe")) v.push_back({"pe"});
-            v.push_back({"query_in"});
-            if (app.trace.config.cross) v.push_back({"key_value_in"});
-            return v;
-        }
-        case StageId::Project: return {{"q"}, {"k"}, {"v"}};
-        case StageId::SplitHeads: return {{"q"}, {"q_heads", true}};
-        case StageId::Scores: return {{"q_heads"}, {"k_heads"}, {"scores"}};
-        case StageId::Scale: return {{"scores"}, {"scaled"}};
-        case StageId::Mask: return {{"mask"}, {"masked"}};
-        case StageId::Softmax: return {{"masked"}, {"weights"}};
-        case StageId::Context: return {{"weights"}, {"v_heads"}, {"context"}};
-        case StageId::Concat: return {{"context", true}, {"concat"}};
-        case StageId::Output: return {{"concat"}, {"output"}};
+// The selection row: batch item, head, all heads.
+void draw_selection(LabApp& app) {
+    const AttentionConfig& c = app.trace.config;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    if (c.batch > 1) {
+        ImGui::SliderInt(ui_label(app, UiStr::ui_stage_item_slider, "item_b").c_str(), &app.batch_item, 0, c.batch - 1);
+        ImGui::SameLine();
     }
-    return {};
+    if (c.heads > 1) {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+        ImGui::SliderInt(ui_label(app, UiStr::ui_stage_head_slider, "head").c_str(), &app.head, 0, c.heads - 1);
+        ImGui::SameLine();
+        ImGui::Checkbox(ui_label(app, UiStr::ui_stage_all_heads, "all_heads").c_str(), &app.all_heads);
+    }
+    ImGui::NewLine();
+}
+
+// The tensors of the stage's list (core/stages.cpp) that this trace has.
+std::vector<StageShow> shown(const LabApp& app, const StageInfo& info) {
+    std::vector<StageShow> out;
+    for (const StageShow& s : info.shows)
+        if (app.trace.find(s.tensor) && (!s.cross_only || app.trace.config.cross)) out.push_back(s);
+    return out;
 }
 
 }  // namespace
@@ -144,66 +161,31 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     const StageInfo& info = stage_infos()[app.stage];
     begin_panel("Stage", r, ImGuiWindowFlags_NoTitleBar);
     const AttentionConfig& c = app.trace.config;
-    ImGui::Text("%d / %d  %s", app.stage + 1, kStageCount, info.title);
+    ImGui::Text("%d / %d  %s", app.stage + 1, kStageCount, tr(app, info.title));
     ImGui::SameLine();
-    ImGui::TextDisabled("   %s", info.formula);
-
-    // Selection row: batch item, head, all heads.
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-    if (c.batch > 1) {
-        ImGui::SliderInt(ui_label(Str::ui_stage_item_slider, "item_b").c_str(), &app.batch_item, 0, c.batch - 1);
-        ImGui::SameLine();
-    }
-    if (c.heads > 1) {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-        ImGui::SliderInt(ui_label(Str::ui_stage_head_slider, "head").c_str(), &app.head, 0, c.heads - 1);
-        ImGui::SameLine();
-        ImGui::Checkbox(ui_label(Str::ui_stage_all_heads, "all_heads").c_str(), &app.all_heads);
-    }
-    ImGui::NewLine();
+    ImGui::TextDisabled("   %s", tr(app, info.formula));
+    draw_selection(app);
     ImGui::Separator();
 
-    const std::vector<Shown> names = shown_tensors(app, info.id);
+    const std::vector<StageShow> shows = shown(app, info);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const bool wide = [&] {
-        for (const auto& n : names) {
-            const Tensor* t = app.trace.find(n.name);
-            if (t && t->shape.back() > 64) return true;
-        }
-        return false;
-    }();
-    // Narrow matrices sit side by side; wide ones (d_model = 512) stack.
-    const int n = static_cast<int>(names.size());
+    bool wide = false;  // narrow matrices sit side by side; wide ones (d_model = 512) stack
+    for (const StageShow& s : shows) wide |= app.trace[s.tensor].shape.back() > 64;
+    const int n = static_cast<int>(shows.size());
     const float gap = ImGui::GetStyle().ItemSpacing.x * 2;
     const float cell_w = wide ? avail.x : (avail.x - gap * (n - 1)) / n;
     const float cell_h = wide ? avail.y / n : avail.y;
     for (int i = 0; i < n; ++i) {
-        const Tensor* t = app.trace.find(names[i].name);
-        if (!t) continue;
+        const Tensor& t = app.trace[shows[i].tensor];
         if (i && !wide) ImGui::SameLine(0, gap);
-        ImGui::BeginChild(t->name.c_str(), ImVec2(cell_w, cell_h - 2), false, ImGuiWindowFlags_NoScrollbar);
-        const bool per_head = t->shape.size() == 4;
+        ImGui::BeginChild(t.name.c_str(), ImVec2(cell_w, cell_h - 2), false, ImGuiWindowFlags_NoScrollbar);
         // Head bands only where columns really belong to heads: Q, K, V and the concat.
-        const bool head_columns = t->name == "q" || t->name == "k" || t->name == "v" || t->name == "concat";
-        const int group = head_columns && c.heads > 1 ? c.d_k() : 0;
-        if (per_head && (app.all_heads || names[i].every_head) && c.heads > 1) {
-            // Small multiples: every head, in a row when few, else a grid.
-            ImGui::TextUnformatted(
-                (t->name + "  " + shape_named(*t) + trf(Str::ui_stage_title_every_head, app.batch_item)).c_str());
-            const bool in_a_row = names[i].every_head && c.heads <= 8;
-            const int per_row =
-                in_a_row ? c.heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(c.heads))));
-            const int grid_rows = (c.heads + per_row - 1) / per_row;
-            const ImVec2 a = ImGui::GetContentRegionAvail();
-            for (int h = 0; h < c.heads; ++h) {
-                if (h % per_row) ImGui::SameLine();
-                ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - 4, a.y / grid_rows - 4), false, ImGuiWindowFlags_NoScrollbar);
-                show_slice(app, *t, h, 0, 0, 0, true);
-                ImGui::EndChild();
-            }
-        } else {
-            show_slice(app, *t, app.head, 0, 0, group);
-        }
+        const TensorId id = shows[i].tensor;
+        const bool head_columns = id == TensorId::Q || id == TensorId::K || id == TensorId::V || id == TensorId::Concat;
+        if (t.shape.size() == 4 && (app.all_heads || shows[i].every_head) && c.heads > 1)
+            show_every_head(app, id, shows[i].every_head && c.heads <= 8);
+        else
+            show_slice(app, id, app.head, head_columns && c.heads > 1 ? c.d_k() : 0);
         ImGui::EndChild();
     }
     ImGui::End();

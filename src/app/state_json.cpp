@@ -1,76 +1,98 @@
-// state_json.cpp — Attention Lab app: window.lab.state(), what is on screen as JSON.
-#include "core/dump.h"
+// state_json.cpp — Attention Lab app: window.lab.state(), what is on screen as JSON,
+// every text in the language the interface shows.
+#include <cstdio>
+
 #include "core/stages.h"
+#include "experiments.h"
+#include "interop/json_export.h"
 #include "lab_app.h"
 
 namespace lab {
 
-std::string lab_state_json(const LabApp& app) {
-    const auto& infos = stage_infos();
-    JsonWriter w;
-    w.begin_object();
-    w.key("frame").value(app.frame);
-    w.key("experiment");
-    write_experiment_state(app, w);
-    w.key("stage").begin_object().key("id").value(infos[app.stage].key).key("index").value(app.stage);
-    w.key("title").value(infos[app.stage].title).end_object();
-    w.key("stages");
-    write_stages(w, app.trace);
-    w.key("config");
-    write_config(w, app.trace.config);
-    w.key("tokens").values(app.tokens);
-    w.key("selection").begin_object().key("batch").value(app.batch_item).key("head").value(app.head);
-    w.key("all_heads").value(app.all_heads).key("hover");
-    if (app.hover.tensor.empty()) {
-        w.null();
-    } else {
-        w.begin_object().key("tensor").value(app.hover.tensor).key("index").values(app.hover.index);
-        w.key("value").value(static_cast<double>(app.hover.value)).key("text").value(app.hover.text).end_object();
+namespace {
+
+Json selection_json(const LabApp& app) {
+    Json hover = nullptr;
+    if (!app.hover.tensor.empty()) {
+        char color[8];  // "#rrggbb"
+        const uint32_t c = app.hover.color;
+        std::snprintf(color, sizeof color, "#%02x%02x%02x", c & 0xFF, (c >> 8) & 0xFF, (c >> 16) & 0xFF);
+        hover = {{"tensor", app.hover.tensor}, {"index", app.hover.index}, {"value", json_number(app.hover.value)},
+                 {"text", say(app, app.hover.text)}, {"color", color}};
     }
-    w.end_object();
-    w.key("errors").begin_array();
-    for (const ConfigError& e : app.errors) w.begin_object().key("param").value(e.param).key("message").value(e.message).end_object();
-    w.end_array();
-    w.key("stage_ms").begin_array();
-    for (double ms : app.trace.stage_ms) w.value(ms);
-    w.end_array();
-    w.key("cost_tab_open").value(app.cost_tab_open);
-    w.key("sweep").begin_array();
-    for (const SweepPoint& p : app.sweep)
-        w.begin_object().key("seq_len").value(p.seq_len).key("attention_ms").value(p.attention_ms)
-            .key("projection_ms").value(p.projection_ms).key("attention_flops").value(p.attention_flops)
-            .key("projection_flops").value(p.projection_flops).end_object();
-    w.end_array();
-    w.key("notes").values(app.notes);
-    w.key("last_action").value(app.last_action);
-    w.key("url_hash").value(lab_url_hash(app));
-    w.key("layout").begin_object();
+    return {{"batch", app.batch_item}, {"head", app.head}, {"all_heads", app.all_heads}, {"hover", hover}};
+}
+
+Json messages_json(const LabApp& app, const std::vector<Msg>& messages) {
+    Json out = Json::array();
+    for (const Msg& m : messages) out.push_back(say(app, m));
+    return out;
+}
+
+// Where things are on screen: widget rectangles and heatmap cells.
+void write_layout(const LabApp& app, Json& s) {
+    Json layout = Json::object();
     for (const UiRect& r : app.rects)
-        w.key(r.id).begin_object().key("x").value(r.x).key("y").value(r.y).key("w").value(r.w).key("h").value(r.h).end_object();
-    w.end_object();
-    w.key("heatmaps").begin_array();
+        layout[r.id] = {{"x", json_number(r.x)}, {"y", json_number(r.y)}, {"w", json_number(r.w)}, {"h", json_number(r.h)}};
+    Json heatmaps = Json::array();
     for (const HeatmapPlacement& h : app.heatmaps)
-        w.begin_object()
-            .key("tensor").value(h.tensor).key("prefix").values(h.prefix)
-            .key("rows").value(h.rows).key("cols").value(h.cols)
-            .key("x").value(h.x).key("y").value(h.y).key("cell_w").value(h.cell_w).key("cell_h").value(h.cell_h)
-            .end_object();
-    w.end_array();
-    w.key("help").value(app.show_help);
-    w.key("recompute_ms").value(app.recompute_ms);
-    w.key("gpu").begin_object().key("enabled").value(app.gpu.draw != nullptr);
-    w.key("uploads").value(app.gpu_uploads).key("textures").value(app.gpu_textures).end_object();
-    w.key("ui_scale").value(static_cast<double>(app.ui_scale));
-    w.key("lang").value(lang_code(app.lang));
-    w.key("text_lang").value(lang_code(language()));  // what the texts are in now (Chinese waits for its font)
+        heatmaps.push_back({{"tensor", h.tensor}, {"prefix", h.prefix}, {"rows", h.rows}, {"cols", h.cols},
+                            {"x", json_number(h.x)}, {"y", json_number(h.y)}, {"cell_w", json_number(h.cell_w)},
+                            {"cell_h", json_number(h.cell_h)}});
+    s["layout"] = layout;
+    s["heatmaps"] = heatmaps;
+}
+
+Json sweep_json(const LabApp& app) {
+    Json out = Json::array();
+    for (const SweepPoint& p : app.sweep)
+        out.push_back({{"seq_len", p.seq_len}, {"attention_ms", json_number(p.attention_ms)},
+                       {"projection_ms", json_number(p.projection_ms)}, {"attention_flops", json_number(p.attention_flops)},
+                       {"projection_flops", json_number(p.projection_flops)}});
+    return out;
+}
+
+Json fonts_json(const LabApp& app) {
     static const char* const kFontLoad[] = {"none", "loading", "ready", "failed"};
     const LabFonts& f = app.fonts;
-    w.key("fonts").begin_object().key("cjk").value(kFontLoad[static_cast<int>(f.cjk)]);
-    w.key("cjk_glyphs").value(f.cjk_glyphs).key("cjk_bytes").value(static_cast<long>(f.cjk_bytes));
-    w.key("cjk_error").value(f.cjk_error).key("cjk_load_ms").value(f.cjk_load_ms).end_object();
-    w.key("glyph_notes").values(app.glyph_notes);
-    w.end_object();
-    return w.str();
+    return {{"cjk", kFontLoad[static_cast<int>(f.cjk)]}, {"cjk_glyphs", f.cjk_glyphs},
+            {"cjk_bytes", static_cast<long>(f.cjk_bytes)}, {"cjk_error", f.cjk_error},
+            {"cjk_load_ms", json_number(f.cjk_load_ms)}};
+}
+
+}  // namespace
+
+std::string lab_state_json(const LabApp& app) {
+    const StageInfo& info = stage_infos()[app.stage];
+    Json s = Json::object();
+    s["frame"] = app.frame;
+    s["experiment"] = experiment_state(app);
+    s["stage"] = {{"id", info.key}, {"index", app.stage}, {"title", tr(app, info.title)}};
+    s["stages"] = stages_json(app.trace, app.text_lang);
+    s["config"] = config_json_value(app.trace.config);
+    s["tokens"] = app.tokens;
+    s["selection"] = selection_json(app);
+    Json errors = Json::array();
+    for (const ConfigError& e : app.errors) errors.push_back({{"param", e.param}, {"message", say(app, e.message)}});
+    s["errors"] = errors;
+    Json stage_ms = Json::array();
+    for (double ms : app.trace.stage_ms) stage_ms.push_back(json_number(ms));
+    s["stage_ms"] = stage_ms;
+    s["cost_tab_open"] = app.cost_tab_open;
+    s["sweep"] = sweep_json(app);
+    s["notes"] = messages_json(app, app.notes);
+    s["last_action"] = say(app, app.last_action);
+    s["url_hash"] = lab_url_hash(app);
+    write_layout(app, s);
+    s["help"] = app.show_help;
+    s["recompute_ms"] = json_number(app.recompute_ms);
+    s["gpu"] = {{"enabled", app.gpu.draw != nullptr}, {"uploads", app.gpu_uploads}, {"textures", app.gpu_textures}};
+    s["ui_scale"] = json_number(app.ui_scale);
+    s["lang"] = lang_code(app.lang);
+    s["text_lang"] = lang_code(app.text_lang);  // what the texts are in now (Chinese waits for its font)
+    s["fonts"] = fonts_json(app);
+    s["glyph_notes"] = messages_json(app, app.glyph_notes);
+    return json_text(s);
 }
 
 }  // namespace lab

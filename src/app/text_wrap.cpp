@@ -1,17 +1,18 @@
 // text_wrap.cpp — Attention Lab app: line breaking for mixed Latin/Chinese text.
 #include "text_wrap.h"
 
-#include <imgui_internal.h>  // ImTextCharFromUtf8, ImFormatStringV
+#include <imgui_internal.h>  // ImFormatStringV
 
 #include <cstdarg>
 #include <cstring>
 #include <vector>
 
+#include "core/utf8.h"
+
 namespace lab {
 
 namespace {
 
-bool is_cjk(unsigned c) { return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF); }
 // Kinsoku: these may not start a line ...
 bool is_closing(unsigned c) {
     static const unsigned k[] = {0xFF0C, 0x3002, 0x3001, 0xFF1B, 0xFF1A, 0xFF1F, 0xFF01, 0xFF09, 0x300D,
@@ -38,19 +39,18 @@ std::vector<Line> break_lines(const char* text, const char* end, float width) {
     float w = 0, w_brk = 0;      // width of [line, s) and of [line, next)
     unsigned prev = 0;
     for (const char* s = text; s < end;) {
-        unsigned c = 0;
-        const int n = ImTextCharFromUtf8(&c, s, end);
-        if (n <= 0) break;
+        size_t n = 1;
+        const unsigned c = utf8::decode(s, end, &n);
         if (c == '\n') {
             lines.push_back({line, s});
             line = s + n, brk = nullptr, w = 0, prev = 0, s += n;
             continue;
         }
-        const float adv = font->GetCharAdvance(static_cast<ImWchar>(c)) * scale;
+        const float adv = font->GetCharAdvance(static_cast<ImWchar>(c <= 0xFFFF ? c : 0xFFFD)) * scale;
         if (s > line) {
             if (c == ' ') {
                 brk = s, next = s + n, w_brk = w + adv;
-            } else if ((is_cjk(c) || is_cjk(prev)) && prev != ' ' && !is_closing(c) && !is_opening(prev)) {
+            } else if ((utf8::is_cjk(c) || utf8::is_cjk(prev)) && prev != ' ' && !is_closing(c) && !is_opening(prev)) {
                 brk = s, next = s, w_brk = w;
             }
         }

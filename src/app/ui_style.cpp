@@ -4,6 +4,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <vector>
+
+#include "core/utf8.h"
 
 #include "lab_font_CjkLabel.h"
 #include "lab_font_ranges.h"
@@ -16,17 +19,19 @@ namespace {
 constexpr float kMaxFontRasterScale = 3.0f;
 
 // The code points DejaVu was subset to: kFontSansRanges (CMakeLists.txt, LAB_FONT_UNICODES).
-// CJK blocks the Chinese font may cover; ImGui keeps only the code points the
-// subset really maps, so these ranges can be generous.
-const ImWchar kCjkRanges[] = {0x2E80, 0x2FDF, 0x3000, 0x30FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF,
-                              0xF900, 0xFAFF, 0xFE30, 0xFE4F, 0xFF00, 0xFFEF, 0};
-const ImWchar kCjkLabelRanges[] = {0x4E2D, 0x4E2D, 0x6587, 0x6587, 0};
-
-bool is_cjk(unsigned int c) {
-    for (const ImWchar* r = kCjkRanges; r[0]; r += 2)
-        if (c >= r[0] && c <= r[1]) return true;
-    return false;
+// The CJK blocks (core/utf8.h) the Chinese font may cover, as far as ImGui 1.86's 16-bit
+// characters reach; ImGui keeps only the code points the subset really maps.
+const ImWchar* cjk_ranges() {
+    static const std::vector<ImWchar> ranges = [] {
+        std::vector<ImWchar> r;
+        for (const utf8::Range& range : utf8::kCjkRanges)
+            if (range.last <= 0xFFFF) r.push_back(static_cast<ImWchar>(range.first)), r.push_back(static_cast<ImWchar>(range.last));
+        r.push_back(0);
+        return r;
+    }();
+    return ranges.data();
 }
+const ImWchar kCjkLabelRanges[] = {0x4E2D, 0x4E2D, 0x6587, 0x6587, 0};
 }  // namespace
 
 int build_ui_style(float scale, CjkFontBytes cjk) {
@@ -76,14 +81,14 @@ int build_ui_style(float scale, CjkFontBytes cjk) {
     merge.PixelSnapH = true;
     if (cjk.data && cjk.size > 0)
         io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(cjk.data), static_cast<int>(cjk.size), cjk_size, &merge,
-                                       kCjkRanges);
+                                       cjk_ranges());
     else
         io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kFontCjkLabel), static_cast<int>(kFontCjkLabel_size),
                                        cjk_size, &merge, kCjkLabelRanges);
     io.Fonts->Build();
     int glyphs = 0;
     if (cjk.data)
-        for (const ImFontGlyph& g : font->Glyphs) glyphs += is_cjk(g.Codepoint);
+        for (const ImFontGlyph& g : font->Glyphs) glyphs += utf8::is_cjk(g.Codepoint);
     return glyphs;
 }
 

@@ -8,8 +8,8 @@
 #include <ostream>
 
 #include "../core/cost_model.h"
-#include "../core/json_writer.h"
 #include "../core/trace.h"
+#include "../interop/json_export.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/heap.h>
@@ -55,6 +55,69 @@ std::vector<BenchCase> default_bench_cases() {
             {"B2_L4_d8_h2_causal", make(2, 4, 8, 2, MaskKind::Causal)}};
 }
 
+namespace {
+
+struct CaseResult {
+    int repeats = 0;
+    Summary trace;
+    std::vector<Summary> stages;
+    double compute_ms = 0, flops = 0, gflops = 0, memory_mb = 0;
+};
+
+CaseResult measure(const AttentionConfig& c, int repeats_option) {
+    CaseResult r;
+    const AttentionInputs in = make_inputs(c);
+    const AttentionWeights wts = make_weights(c);
+    r.flops = total_cost(c).flops;
+    r.repeats = repeats_option > 0 ? repeats_option : (r.flops > 1e8 ? 15 : r.flops > 1e6 ? 200 : 2000);
+    run_trace(c, in, wts);  // warm-up: first-touch page faults, caches
+    std::vector<double> total;
+    std::vector<std::vector<double>> stage(kStageCount);
+    for (int i = 0; i < r.repeats; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const Trace tr = run_trace(c, in, wts);
+        total.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        for (int s = 0; s < kStageCount; ++s) stage[s].push_back(tr.stage_ms[s]);
+    }
+    r.trace = summarize(total);
+    for (int s = 0; s < kStageCount; ++s) r.stages.push_back(summarize(stage[s])), r.compute_ms += r.stages[s].median;
+    r.gflops = r.flops / (r.compute_ms * 1e6);
+    r.memory_mb = peak_memory_mb();
+    return r;
+}
+
+Json case_json(const BenchCase& bc, const CaseResult& r) {
+    Json stages = Json::object();
+    for (int s = 0; s < kStageCount; ++s)
+        stages[stage_infos()[s].key] = {{"median", json_number(r.stages[s].median)}, {"p90", json_number(r.stages[s].p90)}};
+    const Summary& t = r.trace;
+    return {{"name", bc.name},
+            {"repeats", r.repeats},
+            {"trace_ms", {{"median", json_number(t.median)}, {"p10", json_number(t.p10)}, {"p90", json_number(t.p90)}, {"min", json_number(t.min)}}},
+            {"compute_ms", json_number(r.compute_ms)},
+            {"gflops", json_number(r.gflops)},
+            {"flops", json_number(r.flops)},
+            {"peak_memory_mb", json_number(r.memory_mb)},
+            {"stages", stages}};
+}
+
+void print_case(const BenchCase& bc, const CaseResult& r, std::ostream& out) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "\n%s  (%d repeats)\n  full trace  median %.3f ms  p10 %.3f  p90 %.3f  min %.3f\n"
+                  "  compute     %.3f ms  %.2f GFLOPS  (%.3g FLOPs)   peak memory %.1f MB\n",
+                  bc.name.c_str(), r.repeats, r.trace.median, r.trace.p10, r.trace.p90, r.trace.min, r.compute_ms, r.gflops,
+                  r.flops, r.memory_mb);
+    out << line;
+    for (int s = 0; s < kStageCount; ++s) {
+        std::snprintf(line, sizeof line, "    %-12s median %9.4f ms   p90 %9.4f ms\n", stage_infos()[s].key,
+                      r.stages[s].median, r.stages[s].p90);
+        out << line;
+    }
+}
+
+}  // namespace
+
 int run_bench(const std::vector<std::string>& args, const std::string& build, std::ostream& out, std::ostream& err) {
     BenchOptions opt;
     opt.build = build;
@@ -70,56 +133,15 @@ int run_bench(const std::vector<std::string>& args, const std::string& build, st
         err << "attnlab bench: --repeats must be between 1 and 100000\n";
         return 2;
     }
-    JsonWriter w;
-    w.begin_object().key("build").value(build).key("cases").begin_array();
+    Json cases = Json::array();
     if (!opt.json)
         out << "attention benchmark (" << build << "): full trace = inputs, weights excluded; per-stage times exclude checks\n";
     for (const BenchCase& bc : default_bench_cases()) {
-        const AttentionConfig& c = bc.config;
-        const AttentionInputs in = make_inputs(c);
-        const AttentionWeights wts = make_weights(c);
-        const double flops = total_cost(c).flops;
-        const int repeats = opt.repeats > 0 ? opt.repeats : (flops > 1e8 ? 15 : flops > 1e6 ? 200 : 2000);
-        run_trace(c, in, wts);  // warm-up: first-touch page faults, caches
-        std::vector<double> total;
-        std::vector<std::vector<double>> stage(kStageCount);
-        for (int r = 0; r < repeats; ++r) {
-            const auto t0 = std::chrono::steady_clock::now();
-            const Trace tr = run_trace(c, in, wts);
-            total.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-            for (int s = 0; s < kStageCount; ++s) stage[s].push_back(tr.stage_ms[s]);
-        }
-        const Summary t = summarize(total);
-        double compute_ms = 0;
-        std::vector<Summary> per(kStageCount);
-        for (int s = 0; s < kStageCount; ++s) per[s] = summarize(stage[s]), compute_ms += per[s].median;
-        const double gflops = flops / (compute_ms * 1e6);
-        const double mem = peak_memory_mb();
-        if (opt.json) {
-            w.begin_object().key("name").value(bc.name).key("repeats").value(repeats);
-            w.key("trace_ms").begin_object().key("median").value(t.median).key("p10").value(t.p10).key("p90").value(t.p90).key("min").value(t.min).end_object();
-            w.key("compute_ms").value(compute_ms).key("gflops").value(gflops).key("flops").value(flops);
-            w.key("peak_memory_mb").value(mem);
-            w.key("stages").begin_object();
-            for (int s = 0; s < kStageCount; ++s)
-                w.key(stage_infos()[s].key).begin_object().key("median").value(per[s].median).key("p90").value(per[s].p90).end_object();
-            w.end_object().end_object();
-        } else {
-            char line[256];
-            std::snprintf(line, sizeof line,
-                          "\n%s  (%d repeats)\n  full trace  median %.3f ms  p10 %.3f  p90 %.3f  min %.3f\n"
-                          "  compute     %.3f ms  %.2f GFLOPS  (%.3g FLOPs)   peak memory %.1f MB\n",
-                          bc.name.c_str(), repeats, t.median, t.p10, t.p90, t.min, compute_ms, gflops, flops, mem);
-            out << line;
-            for (int s = 0; s < kStageCount; ++s) {
-                std::snprintf(line, sizeof line, "    %-12s median %9.4f ms   p90 %9.4f ms\n", stage_infos()[s].key,
-                              per[s].median, per[s].p90);
-                out << line;
-            }
-        }
+        const CaseResult r = measure(bc.config, opt.repeats);
+        if (opt.json) cases.push_back(case_json(bc, r));
+        else print_case(bc, r, out);
     }
-    w.end_array().end_object();
-    if (opt.json) out << w.str() << "\n";
+    if (opt.json) out << json_text(Json{{"build", build}, {"cases", cases}}) << "\n";
     return 0;
 }
 

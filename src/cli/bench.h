@@ -1,5 +1,6 @@
 // bench.h — Attention Lab benchmark: median and spread of the full trace and of
-// each stage for the shapes, GFLOPS from the cost model, peak memory.
+// each stage for the measured shapes (default_bench_cases), GFLOPS from the cost
+// model, peak memory.
 // Runs natively (`attnlab bench`) and compiled to wasm under Node (lab_bench.js),
 // so both builds print comparable figures. Figures only: nothing here passes or fails.
 #pragma once

@@ -2,18 +2,24 @@
 // and the invariant results, and with --out dumps every tensor for PyTorch;
 // `attnlab export-script` writes a standalone PyTorch script that checks the trace.
 // Both read a JSON or TOML config file with --config FILE (later flags override it).
+// The configuration's flags are the keys of core/config_keys.h; messages are the
+// string table's, printed in English.
 #include "cli.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <ostream>
+#include <set>
 
-#include "../core/dump.h"
+#include "../core/config_keys.h"
 #include "../core/npy.h"
 #include "../core/trace.h"
+#include "../core/utf8.h"
 #include "../interop/config_file.h"
 #include "../interop/exports.h"
+#include "../interop/json_export.h"
 #include "train_cmd.h"
 
 namespace lab {
@@ -34,35 +40,26 @@ std::string cli_usage() {
 
 namespace {
 
+// For a key validate() judges, the CLI reads any number up to this as a number and lets
+// validate() name the lab's limit; a longer one is "not a whole number".
+constexpr long long kWholeMax = 1 << 20;
+constexpr size_t kMaxConfigBytes = 1 << 20;  // like the page: a config file is small
+
 // A value as echoed in a message: cut like the file and hash readers do, so a
 // 10,000-character argument does not flood the terminal.
 std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
 
-bool parse_int(const std::string& text, long lo, long hi, long* out) {
+bool parse_int(const std::string& text, long long lo, long long hi, long long* out) {
     if (text.empty() || text.size() > 18) return false;
     char* end = nullptr;
     errno = 0;
-    const long v = std::strtol(text.c_str(), &end, 10);
+    const long long v = std::strtoll(text.c_str(), &end, 10);
     if (errno || *end != '\0' || v < lo || v > hi) return false;
     *out = v;
     return true;
 }
 
-bool parse_lengths(const std::string& text, std::vector<int>* out) {
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        long v;
-        if (!parse_int(item, 0, 1 << 20, &v)) return false;
-        out->push_back(static_cast<int>(v));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return !out->empty();
-}
-
-bool parse_custom_rows(const std::string& text, std::vector<std::vector<uint8_t>>* rows) {
+bool read_rows(const std::string& text, std::vector<std::vector<uint8_t>>* rows) {
     std::vector<uint8_t> row;
     for (char ch : text + "/") {
         if (ch == '/') {
@@ -78,16 +75,168 @@ bool parse_custom_rows(const std::string& text, std::vector<std::vector<uint8_t>
     return true;
 }
 
+bool parse_real(const std::string& text, double lo, double hi, double* out) {
+    if (text.empty() || text.size() > 24) return false;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(v) || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+}  // namespace
+
+long long KeyFlags::hi(const ConfigKey& k) const { return k.validated ? kWholeMax : k.max(ConfigLimits{}); }
+
+bool KeyFlags::read_list(const ConfigKey& k, const std::string& text, void* c) const {
+    std::vector<int>& out = *k.ints(c);
+    out.clear();
+    for (size_t start = 0; start <= text.size();) {
+        const size_t comma = text.find(',', start);
+        long long v;
+        if (!parse_int(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), k.lo, hi(k), &v))
+            return false;
+        out.push_back(static_cast<int>(v));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return !out.empty();
+}
+
+// "--mask padding:4,3": a choice, and after its colon the value of the key it names.
+void KeyFlags::read_choice(const ConfigKey& k, const std::string& flag, const std::string& v, void* c,
+                           std::vector<ConfigError>* errors) {
+    for (const KeyChoice& ch : k.choices) {
+        const std::string prefix = std::string(ch.name) + ":";
+        if (!ch.detail && (v == ch.name || (ch.short_name && v == ch.short_name))) return k.set(c, ch.value);
+        if (!ch.detail || v.compare(0, prefix.size(), prefix) != 0) continue;
+        k.set(c, ch.value);
+        const std::string rest = v.substr(prefix.size());
+        for (const ConfigKey& detail : keys_) {
+            if (std::string(detail.name) != ch.detail) continue;
+            rows_.clear();
+            const bool ok = detail.type == KeyType::KeepRows ? read_rows(rest, &rows_) : read_list(detail, rest, c);
+            if (!ok) errors->push_back({flag, Msg(Str::cli_bad_detail, flag, shown(v), detail.cli_expect)});
+            if (detail.type == KeyType::KeepRows) rows_key_ = &detail, rows_flag_ = flag;
+        }
+        return;
+    }
+    errors->push_back({flag, Msg(Str::cli_not_one_of, flag, shown(v), k.cli_expect)});
+}
+
+bool KeyFlags::read(const std::vector<std::string>& args, size_t* i, void* c, std::vector<ConfigError>* errors) {
+    const std::string& flag = args[*i];
+    for (const ConfigKey& k : keys_) {
+        if (!*k.cli_flag || flag != k.cli_flag) continue;
+        given_.push_back(flag);
+        if (k.type == KeyType::Switch) {
+            k.set(c, flag.compare(0, 5, "--no-") != 0);
+            return true;
+        }
+        if (*i + 1 >= args.size()) return errors->push_back({flag, Msg(Str::cli_needs_value, flag)}), true;
+        const std::string& v = args[++*i];
+        long long n;
+        double x;
+        if (k.type == KeyType::Choice) read_choice(k, flag, v, c, errors);
+        else if (k.type == KeyType::Decimal && parse_real(v, k.lo_real, k.hi_real, &x)) k.set_real(c, x);
+        else if (k.type == KeyType::Decimal) errors->push_back({flag, Msg(Str::cli_not_number, flag, shown(v), k.lo_real, k.hi_real)});
+        else if (parse_int(v, k.lo, hi(k), &n)) k.set(c, n);
+        else errors->push_back({flag, Msg(Str::cli_not_whole, flag, shown(v), k.lo, hi(k))});
+        return true;
+    }
+    return false;
+}
+
+void KeyFlags::finish(void* c, std::vector<ConfigError>* errors) {
+    if (!rows_key_ || rows_.empty()) return;
+    int rows = 0, cols = 0;
+    rows_key_->shape(c, &rows, &cols);
+    std::vector<uint8_t>& cells = *rows_key_->cells(c);
+    cells.clear();
+    bool ragged = false;
+    for (const auto& row : rows_) {
+        ragged |= row.size() != rows_[0].size();
+        cells.insert(cells.end(), row.begin(), row.end());
+    }
+    if (ragged || static_cast<int>(rows_.size()) != rows || static_cast<int>(rows_[0].size()) != cols)
+        errors->push_back({rows_flag_, Msg(Str::cli_rows_shape, rows, cols)});
+}
+
+bool KeyFlags::given(const std::string& flag) const {
+    for (const std::string& g : given_)
+        if (g == flag) return true;
+    return false;
+}
+
+namespace {
+
+// The arguments being read.
+struct FlagReader {
+    const std::vector<std::string>& args;
+    size_t i;
+    CliParse& p;
+    KeyFlags keys;
+    void error(const std::string& param, Msg m) { p.errors.push_back({param, std::move(m)}); }
+    // The flag's value (the next argument), or false with an error.
+    bool value(const std::string& flag, std::string* v) {
+        if (i + 1 >= args.size()) return error(flag, Msg(Str::cli_needs_value, flag)), false;
+        *v = args[++i];
+        return true;
+    }
+};
+
+// --config FILE: the file applies on top of the flags so far; flags after it override it.
+void read_config_file(const std::string& path, AttentionConfig& c, FlagReader& r) {
+    r.p.options.config_files.push_back(path);
+    std::string text, error;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return r.error("--config", Msg(Str::cli_config_directory, path));
+    if (!read_file(path, &text, &error, kMaxConfigBytes)) return r.error("--config", Msg::literal(error));
+    const ConfigFileResult f = parse_config_file_unvalidated(text, path, c);
+    for (const ConfigError& e : f.errors)
+        r.error(e.param == "file" ? "--config " + path : "--config " + path + ": " + e.param, e.message);
+    if (!f.errors.empty()) return;
+    c = f.config;
+    r.keys.forget_rows();  // a custom mask given before the file no longer applies
+    if (f.ignored.empty()) return;
+    std::string keys;
+    for (const std::string& k : f.ignored) keys += (keys.empty() ? "" : ", ") + k;
+    r.p.notes.push_back(Msg(Str::cli_ignored_keys, path, keys));
+}
+
+// The flags that are not configuration keys.
+void read_other_flag(const std::string& flag, AttentionConfig& c, FlagReader& r) {
+    std::string v;
+    if (flag == "--out") {
+        if (r.value(flag, &v)) (r.p.options.command == "export-script" ? r.p.options.out_file : r.p.options.out_dir) = v;
+    } else if (flag == "--config") {
+        if (r.value(flag, &v)) read_config_file(v, c, r);
+    } else if (flag == "--format") {
+        if (!r.value(flag, &v)) return;
+        if (v == "table" || v == "json") r.p.options.format = v;
+        else r.error(flag, Msg(Str::cli_not_one_of, flag, shown(v), Str::cli_expect_format));
+    } else if (flag.empty()) {
+        r.error("argument", Str::cli_empty_argument);
+    } else {
+        r.error(flag, Msg(Str::cli_unknown_option, shown(flag)));
+    }
+}
+
+// What needs every flag first: --kv-len without --cross, the custom rows' size, then validate().
+void finish(AttentionConfig& c, FlagReader& r) {
+    if (r.keys.given("--kv-len") && !c.cross && c.kv_len != 0 && c.kv_len != c.seq_len)
+        r.error("--kv-len", Str::cli_kv_len_needs_cross);
+    if (c.mask == MaskKind::Custom) r.keys.finish(&c, &r.p.errors);  // --mask custom:... (a file's is checked there)
+    if (!r.p.errors.empty()) return;
+    for (ConfigError& e : validate(c)) r.p.errors.push_back(e);
+}
+
 }  // namespace
 
 CliParse parse_cli(const std::vector<std::string>& args) {
     CliParse p;
     AttentionConfig& c = p.options.config;
-    if (args.empty()) {
-        p.options.command = "help";
-        return p;
-    }
-    p.options.command = args[0];
+    p.options.command = args.empty() ? "help" : args[0];
     if (p.options.command == "help" || p.options.command == "--help" || p.options.command == "-h") {
         p.options.command = "help";
         return p;
@@ -98,122 +247,13 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         return p;
     }
     if (p.options.command != "trace" && p.options.command != "export-script") {
-        p.errors.push_back({"command", "unknown command '" + shown(args[0]) + "' (commands: trace, export-script, train, help)"});
+        p.errors.push_back({"command", Msg(Str::cli_unknown_command, shown(args[0]))});
         return p;
     }
-    const bool script = p.options.command == "export-script";
-    std::vector<std::vector<uint8_t>> custom_rows;
-    bool kv_len_given = false;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& flag = args[i];
-        auto value = [&](std::string* v) {
-            if (i + 1 >= args.size()) {
-                p.errors.push_back({flag, flag + " needs a value"});
-                return false;
-            }
-            *v = args[++i];
-            return true;
-        };
-        auto int_flag = [&](int* field, long lo, long hi) {
-            std::string v;
-            long n;
-            if (!value(&v)) return;
-            if (parse_int(v, lo, hi, &n)) *field = static_cast<int>(n);
-            else p.errors.push_back({flag, flag + " '" + shown(v) + "' is not a whole number in [" + std::to_string(lo) + ", " +
-                                               std::to_string(hi) + "]"});
-        };
-        std::string v;
-        if (flag == "--d-model") int_flag(&c.d_model, 1, 1 << 20);
-        else if (flag == "--heads") int_flag(&c.heads, 1, 1 << 20);
-        else if (flag == "--seq-len") int_flag(&c.seq_len, 1, 1 << 20);
-        else if (flag == "--kv-len") int_flag(&c.kv_len, 1, 1 << 20), kv_len_given = true;
-        else if (flag == "--batch") int_flag(&c.batch, 1, 1 << 20);
-        else if (flag == "--seed") {
-            int seed = 0;
-            int_flag(&seed, 0, 2147483647);
-            c.seed = static_cast<uint32_t>(seed);
-        } else if (flag == "--mask") {
-            if (!value(&v)) continue;
-            if (v == "none") c.mask = MaskKind::None;
-            else if (v == "causal") c.mask = MaskKind::Causal;
-            else if (v.rfind("padding:", 0) == 0) {
-                c.mask = MaskKind::Padding;
-                c.padding_lengths.clear();
-                if (!parse_lengths(v.substr(8), &c.padding_lengths))
-                    p.errors.push_back({"--mask", "--mask '" + shown(v) + "': padding lengths must be whole numbers separated by commas, e.g. padding:4,3"});
-            } else if (v.rfind("custom:", 0) == 0) {
-                c.mask = MaskKind::Custom;
-                custom_rows.clear();
-                if (!parse_custom_rows(v.substr(7), &custom_rows))
-                    p.errors.push_back({"--mask", "--mask '" + shown(v) + "': custom rows are strings of 0 and 1 separated by '/', e.g. custom:10/11"});
-            } else {
-                p.errors.push_back({"--mask", "--mask '" + shown(v) + "' is not one of none, causal, padding:L1,L2,..., custom:ROW/ROW/..."});
-            }
-        } else if (flag == "--mask-fill") {
-            if (!value(&v)) continue;
-            if (v == "inf" || v == "-inf") c.mask_fill = MaskFill::NegInf;
-            else if (v == "1e9" || v == "-1e9") c.mask_fill = MaskFill::NegBillion;
-            else p.errors.push_back({"--mask-fill", "--mask-fill '" + shown(v) + "' is not inf or 1e9"});
-        } else if (flag == "--no-scale") c.scale = false;
-        else if (flag == "--no-pe") c.pe = false;
-        else if (flag == "--no-bias") c.bias = false;
-        else if (flag == "--cross") c.cross = true;
-        else if (flag == "--out") {
-            if (value(&v)) (script ? p.options.out_file : p.options.out_dir) = v;
-        } else if (flag == "--config") {
-            if (!value(&v)) continue;
-            p.options.config_files.push_back(v);
-            std::string text, error;
-            std::error_code ec;
-            if (std::filesystem::is_directory(v, ec)) {
-                p.errors.push_back({"--config", v + " is a directory, not a .json or .toml file"});
-                continue;
-            }
-            constexpr size_t kMaxConfigBytes = 1 << 20;  // like the page: a config file is small
-            if (!read_file(v, &text, &error, kMaxConfigBytes)) {
-                p.errors.push_back({"--config", error});
-                continue;
-            }
-            // The file applies on top of the flags so far; flags after it override it.
-            const ConfigFileResult r = parse_config_file_unvalidated(text, v, c);
-            for (const ConfigError& e : r.errors)
-                p.errors.push_back({e.param == "file" ? "--config " + v : "--config " + v + ": " + e.param, e.message});
-            if (!r.errors.empty()) continue;
-            c = r.config;
-            custom_rows.clear();  // a custom mask given before the file no longer applies
-            if (!r.ignored.empty()) {
-                std::string note = v + ": ignored keys the lab does not use:";
-                for (size_t k = 0; k < r.ignored.size(); ++k) note += (k ? ", " : " ") + r.ignored[k];
-                p.notes.push_back(note);
-            }
-        } else if (flag == "--format") {
-            if (!value(&v)) continue;
-            if (v == "table" || v == "json") p.options.format = v;
-            else p.errors.push_back({"--format", "--format '" + shown(v) + "' is not table or json"});
-        } else {
-            p.errors.push_back(flag.empty()
-                                   ? ConfigError{"argument", "an empty argument was given (a stray \"\" on the command line?)"}
-                                   : ConfigError{flag, "unknown option '" + shown(flag) + "'"});
-        }
-    }
-    if (!p.errors.empty()) return p;
-    if (kv_len_given && !c.cross && c.kv_len != c.seq_len)
-        p.errors.push_back({"--kv-len", "--kv-len differs from --seq-len, which needs --cross (K and V from an encoder memory)"});
-    if (c.mask == MaskKind::Custom && !custom_rows.empty()) {  // from --mask custom:... (a file's mask is checked there)
-        c.custom_keep.clear();
-        const int rows = static_cast<int>(custom_rows.size());
-        const int cols = static_cast<int>(custom_rows[0].size());
-        bool ragged = false;
-        for (const auto& r : custom_rows) {
-            ragged |= static_cast<int>(r.size()) != cols;
-            c.custom_keep.insert(c.custom_keep.end(), r.begin(), r.end());
-        }
-        if (ragged || rows != c.L_q() || cols != c.L_kv())
-            p.errors.push_back({"--mask", "custom mask must have L_q=" + std::to_string(c.L_q()) + " rows of L_kv=" +
-                                              std::to_string(c.L_kv()) + " digits each"});
-    }
-    if (!p.errors.empty()) return p;
-    for (ConfigError& e : validate(c)) p.errors.push_back(e);
+    FlagReader r{args, 1, p, KeyFlags(attention_keys().rows)};
+    for (; r.i < args.size(); ++r.i)
+        if (!r.keys.read(args, &r.i, &c, &p.errors)) read_other_flag(args[r.i], c, r);
+    if (p.errors.empty()) finish(c, r);
     return p;
 }
 
@@ -221,11 +261,12 @@ namespace {
 
 std::string pad(std::string s, size_t width) {
     // Width in characters, not bytes: the table uses a few UTF-8 symbols.
-    size_t chars = 0;
-    for (unsigned char ch : s) chars += (ch & 0xC0) != 0x80;
+    const size_t chars = utf8::length(s);
     if (chars < width) s.append(width - chars, ' ');
     return s;
 }
+
+std::string english(const Msg& m) { return render(m, Lang::En); }
 
 void print_table(const Trace& tr, std::ostream& out) {
     const AttentionConfig& c = tr.config;
@@ -239,12 +280,8 @@ void print_table(const Trace& tr, std::ostream& out) {
     for (size_t s = 0; s < tr.stages.size(); ++s) {
         bool first = true;
         for (const ShapeStep& st : tr.stages[s].shape_steps) {
-            std::string named = "(";
-            for (size_t i = 0; i < st.shape.size(); ++i)
-                named += (i ? ", " : "") + st.dims[i] + "=" + std::to_string(st.shape[i]);
-            named += ")";
-            out << pad(first ? std::to_string(s + 1) : "", 4) << pad(first ? infos[s].key : "", 14) << pad(st.op, 36)
-                << named << "\n";
+            out << pad(first ? std::to_string(s + 1) : "", 4) << pad(first ? infos[s].key : "", 14)
+                << pad(english(st.op), 36) << shape_named(st.shape, st.dims) << "\n";
             first = false;
         }
     }
@@ -254,19 +291,33 @@ void print_table(const Trace& tr, std::ostream& out) {
         for (const InvariantCheck& ch : tr.stages[s].checks) {
             ++total;
             failed += !ch.pass;
-            out << "  " << (ch.pass ? "ok  " : "FAIL") << "  " << pad(infos[s].key, 12) << ch.label << ": " << ch.detail << "\n";
+            out << "  " << (ch.pass ? "ok  " : "FAIL") << "  " << pad(infos[s].key, 12) << english(ch.label) << ": "
+                << english(ch.detail) << "\n";
         }
     out << total - failed << " of " << total << " invariants hold\n";
 }
 
 void print_json(const Trace& tr, std::ostream& out) {
-    JsonWriter w;
-    w.begin_object().key("config");
-    write_config(w, tr.config);
-    w.key("stages");
-    write_stages(w, tr);
-    w.key("fully_masked_rows").value(tr.fully_masked_rows).end_object();
-    out << w.str() << "\n";
+    const Json j = {{"config", config_json_value(tr.config)},
+                    {"stages", stages_json(tr, Lang::En)},
+                    {"fully_masked_rows", tr.fully_masked_rows}};
+    out << json_text(j) << "\n";
+}
+
+int export_script(const CliOptions& o, const Trace& tr, std::ostream& out, std::ostream& err) {
+    const std::string script = pytorch_script(tr);
+    if (o.out_file.empty()) {
+        out << script;
+        return 0;
+    }
+    std::string error;
+    if (!write_file(o.out_file, script, &error)) {
+        err << "attnlab: --out: " << error << "\n";
+        return 1;
+    }
+    out << "wrote " << o.out_file << " (" << script.size() << " bytes): python3 " << o.out_file
+        << " recomputes this trace with PyTorch and exits 0 when it agrees\n";
+    return 0;
 }
 
 }  // namespace
@@ -275,9 +326,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (!args.empty() && args[0] == "train")
         return run_train_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     const CliParse p = parse_cli(args);
-    for (const std::string& note : p.notes) err << "attnlab: note: " << note << "\n";
+    for (const Msg& note : p.notes) err << "attnlab: note: " << english(note) << "\n";
     if (!p.errors.empty()) {
-        for (const ConfigError& e : p.errors) err << "attnlab: " << e.param << ": " << e.message << "\n";
+        for (const ConfigError& e : p.errors) err << "attnlab: " << e.param << ": " << english(e.message) << "\n";
         err << cli_usage();
         return 2;
     }
@@ -286,21 +337,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         return 0;
     }
     const Trace tr = run_trace(p.options.config);
-    if (p.options.command == "export-script") {
-        const std::string script = pytorch_script(tr);
-        if (p.options.out_file.empty()) {
-            out << script;
-            return 0;
-        }
-        std::string error;
-        if (!write_file(p.options.out_file, script, &error)) {
-            err << "attnlab: --out: " << error << "\n";
-            return 1;
-        }
-        out << "wrote " << p.options.out_file << " (" << script.size() << " bytes): python3 " << p.options.out_file
-            << " recomputes this trace with PyTorch and exits 0 when it agrees\n";
-        return 0;
-    }
+    if (p.options.command == "export-script") return export_script(p.options, tr, out, err);
     if (p.options.format == "json") print_json(tr, out);
     else print_table(tr, out);
     if (!p.options.out_dir.empty()) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../core/config.h"
+#include "../core/config_keys.h"
 
 namespace lab {
 
@@ -21,10 +22,36 @@ struct CliOptions {
 struct CliParse {
     CliOptions options;
     std::vector<ConfigError> errors;  // parse and validation errors, each naming its flag or parameter
-    std::vector<std::string> notes;   // not errors: e.g. config-file keys the lab ignores
+    std::vector<Msg> notes;           // not errors: e.g. config-file keys the lab ignores
 };
 
 CliParse parse_cli(const std::vector<std::string>& args);  // args without the program name
+
+// The flags of a key table (core/config_keys.h), for any configuration struct: "--name
+// VALUE" for numbers and choices (a number a key's validate() judges is read up to 2^20,
+// the rest up to its limit), "--no-x" / "--x" for switches, "--mask padding:4,3" for a
+// choice that names a detail key (a list "4,3", or 0/1 rows "10/11").
+class KeyFlags {
+public:
+    explicit KeyFlags(const std::vector<ConfigKey>& keys) : keys_(keys) {}
+    // Reads args[*i] (and its value, advancing *i); false when no key has that flag.
+    bool read(const std::vector<std::string>& args, size_t* i, void* config, std::vector<ConfigError>* errors);
+    // What needs every flag first: the size of a matrix given as rows. Call after the last flag.
+    void finish(void* config, std::vector<ConfigError>* errors);
+    bool given(const std::string& flag) const;
+    void forget_rows() { rows_.clear(); }  // e.g. a config file replaced the matrix
+
+private:
+    bool read_list(const ConfigKey& k, const std::string& text, void* c) const;
+    void read_choice(const ConfigKey& k, const std::string& flag, const std::string& v, void* c, std::vector<ConfigError>* errors);
+    long long hi(const ConfigKey& k) const;
+
+    const std::vector<ConfigKey>& keys_;
+    std::vector<std::string> given_;
+    std::vector<std::vector<uint8_t>> rows_;  // a matrix key's rows, checked in finish()
+    const ConfigKey* rows_key_ = nullptr;
+    std::string rows_flag_;
+};
 std::string cli_usage();
 
 // Runs a command; returns the process exit code (0 ok, 1 I/O failure, 2 bad usage or config).

@@ -90,7 +90,7 @@ TrainCliParse parse_train_cli(const std::vector<std::string>& args) {
         std::string v;
         auto value = [&]() {
             if (i + 1 >= args.size()) {
-                p.errors.push_back({flag, flag + " needs a value"});
+                p.errors.push_back({flag, Msg::literal(flag + " needs a value")});
                 return false;
             }
             v = args[++i];
@@ -101,15 +101,15 @@ TrainCliParse parse_train_cli(const std::vector<std::string>& args) {
             long long n;
             if (!value()) return;
             if (parse_whole(v, lo, 100000000, &n)) *field = static_cast<int>(n);
-            else p.errors.push_back({flag, flag + " '" + shown(v) + "' is not a whole number >= " + std::to_string(lo)});
+            else p.errors.push_back({flag, Msg::literal(flag + " '" + shown(v) + "' is not a whole number >= " + std::to_string(lo))});
         };
         auto real = [&](double* field) {
             if (!value()) return;
-            if (!parse_real(v, field)) p.errors.push_back({flag, flag + " '" + shown(v) + "' is not a number"});
+            if (!parse_real(v, field)) p.errors.push_back({flag, Msg::literal(flag + " '" + shown(v) + "' is not a number")});
         };
         if (flag == "--task") {
             if (value() && !parse_task(v, &c.task))
-                p.errors.push_back({flag, "--task '" + shown(v) + "' is not one of copy, reverse, sort, induction"});
+                p.errors.push_back({flag, Msg::literal("--task '" + shown(v) + "' is not one of copy, reverse, sort, induction")});
         } else if (flag == "--layers") whole(&c.layers, 1);
         else if (flag == "--heads") whole(&c.heads, 1);
         else if (flag == "--d-model") whole(&c.d_model, 1);
@@ -125,14 +125,14 @@ TrainCliParse parse_train_cli(const std::vector<std::string>& args) {
             long long n;
             if (value()) {
                 if (parse_whole(v, 0, 4294967295LL, &n)) c.seed = static_cast<uint32_t>(n);
-                else p.errors.push_back({flag, "--seed '" + shown(v) + "' is not a whole number in [0, 4294967295]"});
+                else p.errors.push_back({flag, Msg::literal("--seed '" + shown(v) + "' is not a whole number in [0, 4294967295]")});
             }
         } else if (flag == "--label-smoothing") real(&c.label_smoothing);
         else if (flag == "--target-exact") real(&c.target_exact);
         else if (flag == "--lr") {
             if (value() && !parse_lr(v, &c.lr))
-                p.errors.push_back({flag, "--lr '" + shown(v) + "' is not paper, paper:FACTOR, paper:FACTOR:WARMUP or "
-                                                                 "const:RATE with positive numbers (e.g. const:0.003)"});
+                p.errors.push_back({flag, Msg::literal("--lr '" + shown(v) + "' is not paper, paper:FACTOR, paper:FACTOR:WARMUP or "
+                                                                 "const:RATE with positive numbers (e.g. const:0.003)")});
         } else if (flag == "--no-scale") c.scale = false;
         else if (flag == "--no-pe") c.pe = false;
         else if (flag == "--no-bias") c.bias = false;
@@ -140,25 +140,25 @@ TrainCliParse parse_train_cli(const std::vector<std::string>& args) {
         else if (flag == "--out") {
             if (value()) p.options.out_dir = v;
         } else if (flag == "--save") {
-            if (value() && v != "all" && v != "final") p.errors.push_back({flag, "--save '" + shown(v) + "' is not all or final"});
+            if (value() && v != "all" && v != "final") p.errors.push_back({flag, Msg::literal("--save '" + shown(v) + "' is not all or final")});
             p.options.save_all = v != "final";
         } else if (flag == "--help" || flag == "-h") {
             p.help = true;
         } else {
-            p.errors.push_back(flag.empty() ? ConfigError{"argument", "an empty argument was given (a stray \"\" on the command line?)"}
-                                            : ConfigError{flag, "unknown option '" + shown(flag) + "' for train"});
+            p.errors.push_back(flag.empty() ? ConfigError{"argument", Msg::literal("an empty argument was given (a stray \"\" on the command line?)")}
+                                            : ConfigError{flag, Msg::literal("unknown option '" + shown(flag) + "' for train")});
         }
     }
     if (!p.errors.empty() || p.help) return p;
     for (const ConfigError& e : validate_train_config(resolve_train_config(c))) p.errors.push_back({flag_of(e.param), e.message});
     if (!p.options.out_dir.empty()) {
         const std::string problem = checkpoint_dir_problem(p.options.out_dir);
-        if (!problem.empty()) p.errors.push_back({"--out", problem});
+        if (!problem.empty()) p.errors.push_back({"--out", Msg::literal(problem)});
         const TrainConfig r = resolve_train_config(c);
         const double tokens = static_cast<double>(r.steps) * r.batch * (2.0 * r.length);
         if (p.options.save_all && tokens > 16e6)
-            p.errors.push_back({"--steps", "--out with --save all keeps every batch: steps x batch x length must stay "
-                                           "under 16 million tokens; use --save final or fewer --steps"});
+            p.errors.push_back({"--steps", Msg::literal("--out with --save all keeps every batch: steps x batch x length must stay "
+                                           "under 16 million tokens; use --save final or fewer --steps")});
     }
     return p;
 }
@@ -197,7 +197,7 @@ int run_train_cli(const std::vector<std::string>& args, std::ostream& out, std::
     std::vector<ConfigError> errors = p.errors;
     if (errors.empty()) t.init(p.options.config, &errors);
     if (!errors.empty()) {
-        for (const ConfigError& e : errors) err << "attnlab: train: " << e.param << ": " << e.message << "\n";
+        for (const ConfigError& e : errors) err << "attnlab: train: " << e.param << ": " << render(e.message, Lang::En) << "\n";
         err << train_usage();
         return 2;
     }

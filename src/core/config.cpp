@@ -5,7 +5,6 @@
 #include <limits>
 #include <sstream>
 
-#include "i18n.h"
 
 namespace lab {
 
@@ -46,9 +45,9 @@ std::string mib(double bytes) {
 
 void check_range(std::vector<ConfigError>& errors, const char* param, int value, int hi, Str what) {
     if (value < 1)
-        errors.push_back({param, trf(Str::cfg_too_small, param, value, tr(what))});
+        errors.push_back({param, Msg(Str::cfg_too_small, param, value, what)});
     else if (value > hi)
-        errors.push_back({param, trf(Str::cfg_too_large, param, value, hi, tr(what))});
+        errors.push_back({param, Msg(Str::cfg_too_large, param, value, hi, what)});
 }
 
 }  // namespace
@@ -63,43 +62,31 @@ std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& 
     if (!errors.empty()) return errors;  // the checks below need sane sizes
 
     if (c.d_model % c.heads != 0)
-        errors.push_back({"heads", trf(Str::cfg_heads_not_divisor, c.d_model, c.heads, join(valid_heads(c.d_model)))});
+        errors.push_back({"heads", Msg(Str::cfg_heads_not_divisor, c.d_model, c.heads, join(valid_heads(c.d_model)))});
     if (!c.cross && c.kv_len != 0 && c.kv_len != c.seq_len)
-        errors.push_back({"kv_len", trf(Str::cfg_kv_len_self, c.kv_len, c.seq_len)});
+        errors.push_back({"kv_len", Msg(Str::cfg_kv_len_self, c.kv_len, c.seq_len)});
     if (c.mask == MaskKind::Padding) {
         if (static_cast<int>(c.padding_lengths.size()) != c.batch) {
-            errors.push_back({"padding_lengths", trf(Str::cfg_padding_count, c.padding_lengths.size(), c.batch, c.L_kv(),
+            errors.push_back({"padding_lengths", Msg(Str::cfg_padding_count, c.padding_lengths.size(), c.batch, c.L_kv(),
                                                      c.L_kv() > 1 ? c.L_kv() - 1 : 1)});
         } else {
             for (size_t b = 0; b < c.padding_lengths.size(); ++b) {
                 const int len = c.padding_lengths[b];
                 if (len < 0 || len > c.L_kv())
-                    errors.push_back({"padding_lengths", trf(Str::cfg_padding_range, len, b, c.L_kv())});
+                    errors.push_back({"padding_lengths", Msg(Str::cfg_padding_range, len, b, c.L_kv())});
             }
         }
     }
     if (c.mask == MaskKind::Custom) {
         const size_t want = static_cast<size_t>(c.L_q()) * static_cast<size_t>(c.L_kv());
         if (c.custom_keep.size() != want)
-            errors.push_back({"custom_mask", trf(Str::cfg_custom_cells, c.custom_keep.size(), c.L_q(), c.L_kv(), want)});
+            errors.push_back({"custom_mask", Msg(Str::cfg_custom_cells, c.custom_keep.size(), c.L_q(), c.L_kv(), want)});
     }
     const double bytes = estimate_trace_bytes(c);
     if (bytes > limits.max_trace_bytes)
-        errors.push_back({"seq_len", trf(Str::cfg_trace_too_big, mib(bytes), mib(limits.max_trace_bytes))});
+        errors.push_back({"seq_len", Msg(Str::cfg_trace_too_big, mib(bytes), mib(limits.max_trace_bytes))});
     return errors;
 }
-
-const char* mask_kind_name(MaskKind k) {
-    switch (k) {
-        case MaskKind::None: return "none";
-        case MaskKind::Causal: return "causal";
-        case MaskKind::Padding: return "padding";
-        case MaskKind::Custom: return "custom";
-    }
-    return "none";
-}
-
-const char* mask_fill_name(MaskFill f) { return f == MaskFill::NegInf ? "-inf" : "-1e9"; }
 
 float mask_fill_value(MaskFill f) {
     return f == MaskFill::NegInf ? -std::numeric_limits<float>::infinity() : -1e9f;

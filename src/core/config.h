@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "message.h"
+
 namespace lab {
 
 enum class MaskKind { None, Causal, Padding, Custom };
@@ -37,15 +39,17 @@ struct AttentionConfig {
 };
 
 struct ConfigError {
-    std::string param;    // e.g. "heads"
-    std::string message;  // e.g. "d_model=10 is not divisible by heads=3 (valid heads: 1, 2, 5, 10)"
+    std::string param;  // e.g. "heads"
+    Msg message;        // e.g. "d_model=10 is not divisible by heads=3 (valid heads: 1, 2, 5, 10)"
 };
 
 // Upper bounds: generous for teaching, small enough that the page cannot run out of memory.
+// Every reader of the configuration keys (core/config_keys.h) takes its ranges from here.
 struct ConfigLimits {
     int max_d_model = 4096;
     int max_len = 4096;
     int max_batch = 256;
+    int max_seed = 2147483647;  // what a link, a file and --seed hold (an int on every platform)
     double max_trace_bytes = 384.0 * 1024 * 1024;
 };
 
@@ -55,6 +59,7 @@ std::vector<int> valid_heads(int d_model);
 // Bytes of all tensors one trace records (inputs, weights, every intermediate).
 double estimate_trace_bytes(const AttentionConfig& c);
 
+// The names of the mask and fill keys' choices (core/config_keys.cpp).
 const char* mask_kind_name(MaskKind k);   // "none" | "causal" | "padding" | "custom"
 const char* mask_fill_name(MaskFill f);   // "-inf" | "-1e9"
 float mask_fill_value(MaskFill f);

@@ -1,17 +1,18 @@
-// derivation.h — Attention Lab core: where one number of the trace came from, as
-// text for the hover tooltip (q_i·k_j with its terms for scores, the division for
+// derivation.h — Attention Lab core: where one number of the trace came from, as a
+// message for the hover tooltip (q_i·k_j with its terms for scores, the division for
 // scaled, exp(s - max)/Σ for weights, which head a concat column came from, ...).
 #pragma once
 #include <string>
 #include <vector>
 
+#include "message.h"
 #include "trace.h"
 
 namespace lab {
 
 // index: one entry per dim of the tensor (full index, batch and head included).
-// Returns "" for an unknown tensor or an index out of range.
-std::string derive_cell(const Trace& trace, const std::string& tensor, const std::vector<int>& index);
+// Empty when the trace lacks the tensor or the index is out of range.
+Msg derive_cell(const Trace& trace, TensorId tensor, const std::vector<int>& index);
 
 // "0.1234", "-inf", "NaN", "1.2e-08": how the lab prints one value.
 std::string format_value(float v);

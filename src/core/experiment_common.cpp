@@ -35,7 +35,7 @@ std::vector<float> output_from_context(const std::vector<float>& context, const 
     const int B = c.batch, h = c.heads, L = c.L_q(), dv = c.d_v(), d = c.d_model;
     std::vector<float> concat(static_cast<size_t>(B) * L * h * dv), out(static_cast<size_t>(B) * L * d);
     concat_heads(concat.data(), context.data(), B, h, L, dv);
-    linear(out.data(), concat.data(), tr.find("w_o")->ptr(), tr.find("b_o")->ptr(), B * L, h * dv, d);
+    linear(out.data(), concat.data(), tr[TensorId::WO].ptr(), tr[TensorId::BO].ptr(), B * L, h * dv, d);
     return out;
 }
 

@@ -8,7 +8,6 @@
 // weights; here all three share the raw source/target inputs and one set of weights
 // (from the base seed), which is enough to compare shapes and masks.
 #include "experiments.h"
-#include "i18n.h"
 
 namespace lab {
 
@@ -40,9 +39,9 @@ std::vector<AttentionKind> encoder_decoder_experiment(const AttentionConfig& bas
     dec_in.memory.dims = {"B", "L_kv", "d_model"};
 
     std::vector<AttentionKind> out;
-    out.push_back({"encoder self-attention", tr(Str::exp_encdec_encoder_label), run_trace(enc, enc_in, w)});
-    out.push_back({"decoder masked self-attention", tr(Str::exp_encdec_decoder_label), run_trace(dec, dec_in, w)});
-    out.push_back({"encoder-decoder attention", tr(Str::exp_encdec_cross_label), run_trace(cross, io, w)});
+    out.push_back({"encoder self-attention", Msg(Str::exp_encdec_encoder_label), run_trace(enc, enc_in, w)});
+    out.push_back({"decoder masked self-attention", Msg(Str::exp_encdec_decoder_label), run_trace(dec, dec_in, w)});
+    out.push_back({"encoder-decoder attention", Msg(Str::exp_encdec_cross_label), run_trace(cross, io, w)});
     return out;
 }
 

@@ -33,10 +33,10 @@ std::vector<HeadsPoint> heads_experiment(const AttentionConfig& base, const std:
         p.heads = h;
         p.d_k = c.d_k();
         p.trace = run_trace(c, in, w);
-        const Tensor& weights = *p.trace.find("weights");
-        const Tensor& context = *p.trace.find("context");
-        const std::vector<float>& output = p.trace.find("output")->data;
-        const Tensor& b_o = *p.trace.find("b_o");
+        const Tensor& weights = p.trace[TensorId::Weights];
+        const Tensor& context = p.trace[TensorId::Context];
+        const std::vector<float>& output = p.trace[TensorId::Output].data;
+        const Tensor& b_o = p.trace[TensorId::BO];
         const int B = c.batch, Lq = c.L_q(), Lkv = c.L_kv(), dv = c.d_v(), d = c.d_model;
 
         // Mean entropy of each head's rows (rows with NaN, i.e. fully masked with -inf, skipped).

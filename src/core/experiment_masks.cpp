@@ -7,21 +7,20 @@
 #include <cmath>
 
 #include "experiments.h"
-#include "i18n.h"
 
 namespace lab {
 
 namespace {
 
-// name: the id; label and description: the learner's texts in the current language.
-MaskCase make_case(const std::string& name, const std::string& label, const std::string& description,
+// name: the id; label and description: what the learner reads.
+MaskCase make_case(const std::string& name, Msg label, Msg description,
                    const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w) {
     MaskCase mc;
     mc.name = name;
-    mc.label = label;
-    mc.description = description;
+    mc.label = std::move(label);
+    mc.description = std::move(description);
     mc.trace = run_trace(c, in, w);
-    const Tensor& weights = *mc.trace.find("weights");
+    const Tensor& weights = mc.trace[TensorId::Weights];
     const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
     for (int b = 0; b < B; ++b)
         for (int head = 0; head < h; ++head)
@@ -48,10 +47,10 @@ MaskComparison mask_experiment(const AttentionConfig& base) {
     const int Lq = c.L_q(), Lkv = c.L_kv();
 
     c.mask = MaskKind::None;
-    r.cases.push_back(make_case("none", tr(Str::exp_mask_none_label), tr(Str::exp_mask_none_desc), c, in, w));
+    r.cases.push_back(make_case("none", Msg(Str::exp_mask_none_label), Msg(Str::exp_mask_none_desc), c, in, w));
 
     c.mask = MaskKind::Causal;
-    r.cases.push_back(make_case("causal", tr(Str::exp_mask_causal_label), tr(Str::exp_mask_causal_desc), c, in, w));
+    r.cases.push_back(make_case("causal", Msg(Str::exp_mask_causal_label), Msg(Str::exp_mask_causal_desc), c, in, w));
 
     // Padding: item b has L_kv - 2b valid keys (at least 1): e.g. L and L-2 for two items.
     c.mask = MaskKind::Padding;
@@ -61,7 +60,7 @@ MaskComparison mask_experiment(const AttentionConfig& base) {
         lengths += (b ? ", " : "") + std::to_string(c.padding_lengths.back());
     }
     r.cases.push_back(
-        make_case("padding", tr(Str::exp_mask_padding_label), trf(Str::exp_mask_padding_desc, lengths), c, in, w));
+        make_case("padding", Msg(Str::exp_mask_padding_label), Msg(Str::exp_mask_padding_desc, lengths), c, in, w));
     c.padding_lengths.clear();
 
     // Custom: a band |i - j| <= 1 (local attention, one neighbour each side).
@@ -69,13 +68,13 @@ MaskComparison mask_experiment(const AttentionConfig& base) {
     c.custom_keep.assign(static_cast<size_t>(Lq) * Lkv, 0);
     for (int i = 0; i < Lq; ++i)
         for (int j = 0; j < Lkv; ++j) c.custom_keep[static_cast<size_t>(i) * Lkv + j] = std::abs(i - j) <= 1;
-    r.cases.push_back(make_case("custom", tr(Str::exp_mask_custom_label), tr(Str::exp_mask_custom_desc), c, in, w));
+    r.cases.push_back(make_case("custom", Msg(Str::exp_mask_custom_label), Msg(Str::exp_mask_custom_desc), c, in, w));
 
     // Inverted causal: masked_fill(mask == 1, fill) with the causal mask fills the kept cells,
     // which is the same as keeping exactly the cells the causal mask hides: keep j > i.
     for (int i = 0; i < Lq; ++i)
         for (int j = 0; j < Lkv; ++j) c.custom_keep[static_cast<size_t>(i) * Lkv + j] = j > i;
-    r.cases.push_back(make_case("inverted causal", tr(Str::exp_mask_inverted_label), tr(Str::exp_mask_inverted_desc),
+    r.cases.push_back(make_case("inverted causal", Msg(Str::exp_mask_inverted_label), Msg(Str::exp_mask_inverted_desc),
                                  c, in, w));
     c.custom_keep.clear();
 
@@ -84,14 +83,14 @@ MaskComparison mask_experiment(const AttentionConfig& base) {
     c.padding_lengths.assign(c.batch, Lkv);
     c.padding_lengths[0] = 0;
     c.mask_fill = MaskFill::NegInf;
-    r.fully_masked_inf = make_case("padding length 0, -inf", trf(Str::exp_mask_empty_label, "-inf"),
-                                   trf(Str::exp_mask_empty_desc, "-inf"), c, in, w);
+    r.fully_masked_inf = make_case("padding length 0, -inf", Msg(Str::exp_mask_empty_label, "-inf"),
+                                   Msg(Str::exp_mask_empty_desc, "-inf"), c, in, w);
     c.mask_fill = MaskFill::NegBillion;
-    r.fully_masked_1e9 = make_case("padding length 0, -1e9", trf(Str::exp_mask_empty_label, "-1e9"),
-                                   trf(Str::exp_mask_empty_desc, "-1e9"), c, in, w);
+    r.fully_masked_1e9 = make_case("padding length 0, -1e9", Msg(Str::exp_mask_empty_label, "-1e9"),
+                                   Msg(Str::exp_mask_empty_desc, "-1e9"), c, in, w);
 
-    r.fully_masked_why = tr(Str::exp_mask_fully_masked_why);
-    r.inverted_why = tr(Str::exp_mask_inverted_why);
+    r.fully_masked_why = Str::exp_mask_fully_masked_why;
+    r.inverted_why = Str::exp_mask_inverted_why;
     return r;
 }
 

@@ -1,15 +1,17 @@
 // experiments.h — Attention Lab core: the paper's claims as experiments whose
-// numbers the lab plots (src/app/experiments_view.cpp) and the tests check.
+// numbers the lab plots (src/app/experiment_*_view.cpp) and the tests check.
 // Every function is deterministic from its seed (or the base config's seed); nothing
 // here draws on screen. Texts a learner reads (labels, descriptions, titles, symptoms,
-// the "why" paragraphs) are built in the current language (core/i18n.h) when the
-// experiment runs: rerun it after a language switch. Ids (MaskCase::name,
-// AttentionKind::name, MistakeResult::key), PyTorch lines and errors never change. Each concept lives in its own src/core/experiment_*.cpp.
+// the "why" paragraphs) are messages (core/message.h), said in whatever language the
+// reader shows; ids (MaskCase::name, AttentionKind::name, MistakeSpec::key), PyTorch
+// lines and PyTorch's errors are the same in every language. Each concept lives in its
+// own src/core/experiment_*.cpp.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "config.h"
+#include "message.h"
 #include "trace.h"
 
 namespace lab {
@@ -59,8 +61,8 @@ std::vector<HeadsPoint> heads_experiment(const AttentionConfig& base, const std:
 struct MaskCase {
     std::string name;            // id, the same in every language: "none", "causal", "padding", "custom",
                                  // "inverted causal" (state().experiment, tests)
-    std::string label;           // what the learner reads, in the current language: "none", "无掩码", ...
-    std::string description;     // how the keep mask is built, e.g. "keep j <= i" (current language)
+    Msg label;                   // what the learner reads: "none" / "无掩码", ...
+    Msg description;             // how the keep mask is built, e.g. "keep j <= i"
     Trace trace;
     long future_nonzero = 0;     // weights above the diagonal (j > i) that are not exactly 0 (NaN counts)
     long fully_masked_rows = 0;
@@ -69,8 +71,8 @@ struct MaskCase {
 struct MaskComparison {
     std::vector<MaskCase> cases;             // same input, same weights
     MaskCase fully_masked_inf, fully_masked_1e9;  // a padding length of 0 with each fill
-    std::string fully_masked_why;            // one paragraph: NaN vs uniform, and why (current language)
-    std::string inverted_why;                // what filling where mask == 1 does (current language)
+    Msg fully_masked_why;                    // one paragraph: NaN vs uniform, and why
+    Msg inverted_why;                        // what filling where mask == 1 does
 };
 // Every case uses the base's sizes, seed, fill and switches with its own mask:
 // padding lengths L_kv, L_kv-2, L_kv-4, ... (at least 1); custom = band |i - j| <= 1;
@@ -92,52 +94,63 @@ struct PeExperiment {
 PeExperiment pe_experiment(int length, int d_model, int train_length, const std::vector<int>& dims = {});
 
 // 5. Common mistakes -------------------------------------------------------------------
-enum class Mistake {
-    SoftmaxWrongAxis,     // softmax(dim=-2)
-    SoftmaxOverHeads,     // softmax(dim=1)
-    NoScaling,            // forgot / sqrt(d_k)
-    InvertedMask,         // masked_fill(mask == 1, -inf)
-    MaskAfterSoftmax,     // softmax first, then masked_fill(..., 0)
-    WrongSplitView,       // q.view(B, h, L, d_k) instead of view(B, L, h, d_k).transpose(1, 2)
-    ConcatWithoutTranspose,  // context.view(B, L, h*d_v) straight from (B, h, L, d_v)
-    HardCodedDk,          // view(B, L, h, 128): d_k hard-coded to 128 while d_model / h differs (64 in the paper)
-    KInsteadOfKT,         // q @ k instead of q @ k.transpose(-2, -1) (runs, wrongly, when L_kv == d_k)
-};
+// A mistake is run on the correct run's own tensors and compared with it.
+struct MistakeSpec;
 struct MistakeResult {
-    Mistake mistake = Mistake::SoftmaxWrongAxis;
-    std::string key;             // stable: "softmax_wrong_axis"
-    std::string title;           // current language
-    std::string buggy_line, correct_line;  // PyTorch
+    const MistakeSpec* spec = nullptr;
+    std::string key;             // stable: "softmax_wrong_axis" (= spec->key)
+    Msg title;
+    std::string buggy_line, correct_line;  // PyTorch, with the fill of the run written in
     bool runs = true;            // false: PyTorch would raise
     std::string error;           // the RuntimeError PyTorch raises, with the actual numbers (English, as PyTorch prints it)
     std::string stops_at;        // stage key where the run stops (when !runs)
     // Symptoms measured against the correct run (when runs):
     double max_row_sum_error = 0;   // max |row sum - 1| of the weights (rows without NaN)
+    double min_row_sum = 0, max_row_sum = 0;  // the smallest and largest row sum (rows without NaN)
+    long rows_without_nan = 0;      // the rows the statistics are over
     double future_weight = 0;       // mean over rows of Σ_{j>i} w_ij: 0 under the correct causal mask
     double output_diff = 0;         // ||output - correct output|| / ||correct output|| (entries finite in both;
                                     // NaN when no entry is)
-    std::string symptom;            // one sentence with the numbers (current language)
+    Msg symptom;                    // one sentence with the numbers
     // More symptoms (when runs):
     long nan_weights = 0, nan_outputs = 0;  // NaN values in the buggy weights / output
-    double pre_mask_future_weight = 0;      // MaskAfterSoftmax: weight on j > i before it is zeroed
+    double pre_mask_future_weight = 0;      // mask after softmax: weight on j > i before it is zeroed
     double mean_max_weight = 0;             // mean over rows of the largest weight, buggy run
     double correct_mean_max_weight = 0;     //   ... correct run
     Tensor weights;                 // the buggy run's (B, h, L_q, L_kv) weights (empty when !runs)
     Tensor output;                  // the buggy run's (B, L_q, d_model) output (empty when !runs)
     Trace correct;                  // the correct run it is compared with
 };
-std::vector<Mistake> all_mistakes();
+
+// What a mistake's functions get: the correct run and its sizes (experiment_mistakes.cpp).
+struct MistakeContext;
+
+// One mistake a learner writes: one entry of the registry.
+struct MistakeSpec {
+    const char* key;           // stable id: state(), tests, the page's layout ("mistake:<key>")
+    Str title;
+    const char* buggy_line;    // PyTorch; {fill} stands for the run's fill literal
+    const char* correct_line;
+    // How the buggy line runs: fills r.weights.data and r.output.data, or sets r.runs =
+    // false with PyTorch's error, the stage it stops at and the symptom.
+    void (*run)(const MistakeContext& ctx, MistakeResult& r);
+    // How its symptom is said from the measured numbers (when it runs).
+    Msg (*symptom)(const MistakeContext& ctx, const MistakeResult& r);
+};
+// Every mistake, in the order the panel lists them.
+const std::vector<MistakeSpec>& mistakes();
+const MistakeSpec* find_mistake(const std::string& key);  // null when unknown
 // Runs the base config with a causal mask (so future_weight means something), with the
 // base's fill, sizes, seed and switches. Rows: a row is one (b, head, i) of the weights;
 // max_row_sum_error and future_weight are over rows without NaN (future_weight = mean over
 // rows of Σ_{j>i} w_ij). Shape errors carry PyTorch 1.13's exact message for these sizes.
-MistakeResult run_mistake(Mistake m, const AttentionConfig& base);
+MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base);
 
 // 6. Encoder vs decoder ------------------------------------------------------------
 struct AttentionKind {
     std::string name;     // id, the same in every language: "encoder self-attention",
                           // "decoder masked self-attention", "encoder-decoder attention"
-    std::string label;    // what the learner reads, in the current language ("编码器自注意力", ...)
+    Msg label;            // what the learner reads ("编码器自注意力", ...)
     Trace trace;
 };
 // Same d_model, heads, batch, seed, fill and switches; the base's mask and lengths are replaced:

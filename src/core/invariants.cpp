@@ -7,7 +7,6 @@
 #include <cmath>
 #include <string>
 
-#include "i18n.h"
 #include "trace.h"
 
 namespace lab {
@@ -30,12 +29,12 @@ double stddev(const Tensor& t) {
     return std::sqrt(std::fmax(0.0, sq / n - mean * mean));
 }
 
-InvariantCheck finite_check(const Tensor& t, long allowed_nonfinite, const char* why_allowed) {
+InvariantCheck finite_check(const Tensor& t, long allowed_nonfinite, Str why_allowed) {
     const long bad = count_nonfinite(t);
-    InvariantCheck c{"finite", trf(Str::chk_finite_label, t.name), bad <= allowed_nonfinite, ""};
-    if (bad == 0) c.detail = trf(Str::chk_finite_none, t.size());
-    else if (bad <= allowed_nonfinite) c.detail = trf(Str::chk_finite_allowed, bad, why_allowed);
-    else c.detail = trf(Str::chk_finite_bad, bad, t.size());
+    InvariantCheck c{"finite", Msg(Str::chk_finite_label, t.name), bad <= allowed_nonfinite, {}};
+    if (bad == 0) c.detail = Msg(Str::chk_finite_none, t.size());
+    else if (bad <= allowed_nonfinite) c.detail = Msg(Str::chk_finite_allowed, bad, why_allowed);
+    else c.detail = Msg(Str::chk_finite_bad, bad, t.size());
     return c;
 }
 
@@ -44,6 +43,13 @@ const float* keep_row(const Tensor& mask, int b, int i) {
     const int Lq = mask.shape[mask.shape.size() - 2], Lkv = mask.shape.back();
     const long item = mask.shape.size() == 3 ? b : 0;
     return mask.ptr() + (item * Lq + i) * static_cast<long>(Lkv);
+}
+
+bool row_has_key(const Tensor& mask, int b, int i, int Lkv) {
+    const float* keep = keep_row(mask, b, i);
+    for (int j = 0; j < Lkv; ++j)
+        if (keep[j] != 0.0f) return true;
+    return false;
 }
 
 // A copy preserves NaN too: equal, or both NaN.
@@ -63,130 +69,151 @@ bool heads_match_columns(const Tensor& heads, const Tensor& flat) {
     return true;
 }
 
+Msg product_text(int h, int d) {
+    return Msg::literal(std::to_string(h) + " \xc2\xb7 " + std::to_string(d) + " = " + std::to_string(h * d));
+}
+
+std::vector<InvariantCheck>& checks(Trace& tr, StageId id) { return tr.stages[static_cast<int>(id)].checks; }
+
+// 1-3: inputs, projections, split heads.
+void check_inputs_and_heads(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    checks(tr, StageId::Input).push_back(finite_check(tr[TensorId::QueryIn], 0, Str::Count_));
+    if (const Tensor* pe = tr.find(TensorId::Pe)) {
+        float lo = 0, hi = 0;
+        for (float v : pe->data) lo = std::fmin(lo, v), hi = std::fmax(hi, v);
+        checks(tr, StageId::Input).push_back({"pe_range", Str::chk_pe_range_label, lo >= -1 && hi <= 1,
+                                              Msg(Str::chk_min_max_4f, double(lo), double(hi))});
+    }
+    for (TensorId id : {TensorId::Q, TensorId::K, TensorId::V})
+        checks(tr, StageId::Project).push_back(finite_check(tr[id], 0, Str::Count_));
+    const int h = c.heads;
+    Msg dk_detail = product_text(h, c.d_k());
+    dk_detail.then(Msg::literal(", d_model = " + std::to_string(c.d_model)));
+    checks(tr, StageId::SplitHeads).push_back({"heads_times_dk", Msg::literal("h \xc2\xb7 d_k = d_model"),
+                                               h * c.d_k() == c.d_model, dk_detail});
+    const bool split_ok = heads_match_columns(tr[TensorId::QHeads], tr[TensorId::Q]) &&
+                          heads_match_columns(tr[TensorId::KHeads], tr[TensorId::K]) &&
+                          heads_match_columns(tr[TensorId::VHeads], tr[TensorId::V]);
+    checks(tr, StageId::SplitHeads).push_back({"head_columns", Str::chk_head_columns_label, split_ok,
+                                               split_ok ? Str::chk_split_ok : Str::chk_split_bad});
+}
+
+// 4-5: scores and their scaling.
+void check_scores(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    const Tensor& scores = tr[TensorId::Scores];
+    const Tensor& scaled = tr[TensorId::Scaled];
+    checks(tr, StageId::Scores).push_back(finite_check(scores, 0, Str::Count_));
+    const double div = c.scale ? std::sqrt(static_cast<double>(c.d_k())) : 1.0;
+    double err = 0;
+    for (size_t i = 0; i < scores.size(); ++i) err = std::fmax(err, std::fabs(scores.data[i] / div - scaled.data[i]));
+    checks(tr, StageId::Scale).push_back(
+        {"scaled_is_scores_over_sqrt_dk",
+         c.scale ? Msg::literal("scaled = scores / sqrt(d_k)") : Msg(Str::chk_scaling_off_label),
+         err <= 1e-5 * (1 + stddev(scores)), Msg(Str::chk_max_error, err)});
+    checks(tr, StageId::Scale).push_back(
+        {"spread", Str::chk_spread_label, true, Msg(Str::chk_spread_detail, stddev(scores), stddev(scaled))});
+}
+
+// 6: the fill went exactly where the mask says; rows that keep no key.
+void check_mask(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    const Tensor& mask = tr[TensorId::Mask];
+    const Tensor& masked = tr[TensorId::Masked];
+    const Tensor& scaled = tr[TensorId::Scaled];
+    const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
+    const float fill = mask_fill_value(c.mask_fill);
+    long wrong = 0, n_masked = 0;
+    for (int b = 0; b < B; ++b)
+        for (int head = 0; head < h; ++head)
+            for (int i = 0; i < Lq; ++i) {
+                const float* keep = keep_row(mask, b, i);
+                const long row = ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
+                for (int j = 0; j < Lkv; ++j) {
+                    const bool kept = keep[j] != 0.0f;
+                    n_masked += !kept;
+                    wrong += kept ? (masked.data[row + j] != scaled.data[row + j]) : (masked.data[row + j] != fill);
+                }
+            }
+    checks(tr, StageId::Mask).push_back({"fill_applied", Msg(Str::chk_fill_applied_label, mask_fill_name(c.mask_fill)),
+                                         wrong == 0, Msg(Str::chk_fill_detail, n_masked, wrong)});
+    const int fully = tr.fully_masked_rows;
+    const Str fully_text = c.mask_fill == MaskFill::NegInf ? Str::chk_fully_masked_nan : Str::chk_fully_masked_uniform;
+    checks(tr, StageId::Mask).push_back({"no_fully_masked_rows", Str::chk_row_keeps_key_label, fully == 0,
+                                         fully == 0 ? Msg(Str::chk_no_fully_masked) : Msg(fully_text, fully)});
+}
+
+// 7: rows sum to 1, masked keys get 0, every weight in [0, 1] (fully masked rows left out).
+void check_softmax(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    const Tensor& mask = tr[TensorId::Mask];
+    const Tensor& weights = tr[TensorId::Weights];
+    const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
+    double worst = 0;
+    long leaked = 0, rows = 0;
+    float lo = 0, hi = 0;
+    for (int b = 0; b < B; ++b)
+        for (int head = 0; head < h; ++head)
+            for (int i = 0; i < Lq; ++i) {
+                if (!row_has_key(mask, b, i, Lkv)) continue;  // reported by the mask stage
+                const float* keep = keep_row(mask, b, i);
+                const float* p = weights.ptr() + ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
+                double sum = 0;
+                for (int j = 0; j < Lkv; ++j) {
+                    sum += p[j];
+                    lo = std::fmin(lo, p[j]), hi = std::fmax(hi, p[j]);
+                    if (keep[j] == 0.0f && p[j] != 0.0f) ++leaked;
+                }
+                worst = std::fmax(worst, std::fabs(sum - 1.0));
+                ++rows;
+            }
+    Msg rows_detail(Str::chk_rows_sum_detail, worst, rows);
+    if (tr.fully_masked_rows) rows_detail.then(Msg(Str::chk_rows_left_out, tr.fully_masked_rows));
+    checks(tr, StageId::Softmax).push_back({"rows_sum_to_1", Str::chk_rows_sum_label, worst <= 1e-5, rows_detail});
+    const bool causal = c.mask == MaskKind::Causal;
+    checks(tr, StageId::Softmax).push_back({causal ? "future_is_zero" : "masked_is_zero",
+                                            causal ? Str::chk_future_zero_label : Str::chk_masked_zero_label,
+                                            leaked == 0, Msg(Str::chk_leaked_detail, leaked)});
+    checks(tr, StageId::Softmax).push_back({"in_unit_interval", Str::chk_unit_interval_label, lo >= 0 && hi <= 1,
+                                            Msg(Str::chk_min_max_3g, double(lo), double(hi))});
+}
+
+// 8-10: context, concat, output; NaN only where fully masked rows (-inf fill) put it.
+void check_outputs(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    const int h = c.heads;
+    const bool nan_rows = tr.fully_masked_rows > 0 && c.mask_fill == MaskFill::NegInf;
+    const long nan_query_rows = nan_rows ? tr.fully_masked_rows / h : 0;
+    const Str why = Str::chk_nan_from_masked_rows;
+    checks(tr, StageId::Context).push_back(finite_check(tr[TensorId::Context], nan_query_rows * h * c.d_v(), why));
+    checks(tr, StageId::Concat).push_back({"hdv_is_dmodel", Msg::literal("h \xc2\xb7 d_v = d_model"),
+                                           h * c.d_v() == c.d_model, product_text(h, c.d_v())});
+    const bool concat_ok = heads_match_columns(tr[TensorId::Context], tr[TensorId::Concat]);
+    checks(tr, StageId::Concat).push_back({"concat_inverts_split", Str::chk_concat_label, concat_ok,
+                                           concat_ok ? Str::chk_concat_ok : Str::chk_concat_bad});
+    checks(tr, StageId::Output).push_back(finite_check(tr[TensorId::Output], nan_query_rows * c.d_model, why));
+}
+
+// Rows whose keys are all masked: the one place NaN (with -inf) is expected.
+int count_fully_masked_rows(const Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    int fully_masked = 0;
+    for (int b = 0; b < c.batch; ++b)
+        for (int i = 0; i < c.L_q(); ++i)
+            if (!row_has_key(tr[TensorId::Mask], b, i, c.L_kv())) fully_masked += c.heads;
+    return fully_masked;
+}
+
 }  // namespace
 
 void check_invariants(Trace& tr) {
-    const AttentionConfig& c = tr.config;
-    auto checks = [&](StageId id) -> std::vector<InvariantCheck>& { return tr.stages[static_cast<int>(id)].checks; };
-    const Tensor& scores = *tr.find("scores");
-    const Tensor& scaled = *tr.find("scaled");
-    const Tensor& masked = *tr.find("masked");
-    const Tensor& weights = *tr.find("weights");
-    const Tensor& mask = *tr.find("mask");
-    const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
-    const float fill = mask_fill_value(c.mask_fill);
-
-    // Rows whose keys are all masked: the one place NaN (with -inf) is expected.
-    int fully_masked = 0;
-    for (int b = 0; b < B; ++b)
-        for (int i = 0; i < Lq; ++i) {
-            bool any = false;
-            const float* keep = keep_row(mask, b, i);
-            for (int j = 0; j < Lkv && !any; ++j) any = keep[j] != 0.0f;
-            if (!any) fully_masked += h;
-        }
-    tr.fully_masked_rows = fully_masked;
-    const bool nan_rows = fully_masked > 0 && c.mask_fill == MaskFill::NegInf;
-    const long nan_query_rows = nan_rows ? fully_masked / h : 0;
-
-    // 1. input
-    checks(StageId::Input).push_back(finite_check(*tr.find("query_in"), 0, ""));
-    if (const Tensor* pe = tr.find("pe")) {
-        float lo = 0, hi = 0;
-        for (float v : pe->data) lo = std::fmin(lo, v), hi = std::fmax(hi, v);
-        checks(StageId::Input).push_back({"pe_range", lab::tr(Str::chk_pe_range_label), lo >= -1 && hi <= 1,
-                                          trf(Str::chk_min_max_4f, double(lo), double(hi))});
-    }
-    // 2. projections
-    for (const char* name : {"q", "k", "v"}) checks(StageId::Project).push_back(finite_check(*tr.find(name), 0, ""));
-    // 3. split heads
-    checks(StageId::SplitHeads).push_back({"heads_times_dk", "h \xc2\xb7 d_k = d_model", h * c.d_k() == c.d_model,
-                                           std::to_string(h) + " \xc2\xb7 " + std::to_string(c.d_k()) + " = " +
-                                               std::to_string(h * c.d_k()) + ", d_model = " + std::to_string(c.d_model)});
-    const bool split_ok = heads_match_columns(*tr.find("q_heads"), *tr.find("q")) &&
-                          heads_match_columns(*tr.find("k_heads"), *tr.find("k")) &&
-                          heads_match_columns(*tr.find("v_heads"), *tr.find("v"));
-    checks(StageId::SplitHeads).push_back({"head_columns", lab::tr(Str::chk_head_columns_label), split_ok,
-                                           lab::tr(split_ok ? Str::chk_split_ok : Str::chk_split_bad)});
-    // 4. scores
-    checks(StageId::Scores).push_back(finite_check(scores, 0, ""));
-    // 5. scale
-    {
-        const double div = c.scale ? std::sqrt(static_cast<double>(c.d_k())) : 1.0;
-        double err = 0;
-        for (size_t i = 0; i < scores.size(); ++i) err = std::fmax(err, std::fabs(scores.data[i] / div - scaled.data[i]));
-        checks(StageId::Scale).push_back({"scaled_is_scores_over_sqrt_dk",
-                                          c.scale ? "scaled = scores / sqrt(d_k)" : lab::tr(Str::chk_scaling_off_label),
-                                          err <= 1e-5 * (1 + stddev(scores)), trf(Str::chk_max_error, err)});
-        checks(StageId::Scale).push_back({"spread", lab::tr(Str::chk_spread_label), true,
-                                          trf(Str::chk_spread_detail, stddev(scores), stddev(scaled))});
-    }
-    // 6. mask
-    {
-        long wrong = 0, n_masked = 0;
-        for (int b = 0; b < B; ++b)
-            for (int head = 0; head < h; ++head)
-                for (int i = 0; i < Lq; ++i) {
-                    const float* keep = keep_row(mask, b, i);
-                    const long row = ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
-                    const float* m = masked.ptr() + row;
-                    const float* sc = scaled.ptr() + row;
-                    for (int j = 0; j < Lkv; ++j) {
-                        const bool kept = keep[j] != 0.0f;
-                        n_masked += !kept;
-                        wrong += kept ? (m[j] != sc[j]) : (m[j] != fill);
-                    }
-                }
-        checks(StageId::Mask).push_back({"fill_applied", trf(Str::chk_fill_applied_label, mask_fill_name(c.mask_fill)),
-                                         wrong == 0, trf(Str::chk_fill_detail, n_masked, wrong)});
-        const Str fully_masked_text =
-            c.mask_fill == MaskFill::NegInf ? Str::chk_fully_masked_nan : Str::chk_fully_masked_uniform;
-        checks(StageId::Mask).push_back({"no_fully_masked_rows", lab::tr(Str::chk_row_keeps_key_label), fully_masked == 0,
-                                         fully_masked == 0 ? std::string(lab::tr(Str::chk_no_fully_masked))
-                                                           : trf(fully_masked_text, fully_masked)});
-    }
-    // 7. softmax
-    {
-        double worst = 0;
-        long leaked = 0, rows = 0;
-        float lo = 0, hi = 0;
-        for (int b = 0; b < B; ++b)
-            for (int head = 0; head < h; ++head)
-                for (int i = 0; i < Lq; ++i) {
-                    const float* keep = keep_row(mask, b, i);
-                    bool row_kept = false;
-                    for (int j = 0; j < Lkv; ++j) row_kept |= keep[j] != 0.0f;
-                    if (!row_kept) continue;  // reported by the mask stage
-                    const float* p = weights.ptr() + ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
-                    double sum = 0;
-                    for (int j = 0; j < Lkv; ++j) {
-                        sum += p[j];
-                        lo = std::fmin(lo, p[j]), hi = std::fmax(hi, p[j]);
-                        if (keep[j] == 0.0f && p[j] != 0.0f) ++leaked;
-                    }
-                    worst = std::fmax(worst, std::fabs(sum - 1.0));
-                    ++rows;
-                }
-        std::string rows_detail = trf(Str::chk_rows_sum_detail, worst, rows);
-        if (fully_masked) rows_detail += trf(Str::chk_rows_left_out, fully_masked);
-        checks(StageId::Softmax).push_back({"rows_sum_to_1", lab::tr(Str::chk_rows_sum_label), worst <= 1e-5, rows_detail});
-        const bool causal = c.mask == MaskKind::Causal;
-        checks(StageId::Softmax).push_back({causal ? "future_is_zero" : "masked_is_zero",
-                                            lab::tr(causal ? Str::chk_future_zero_label : Str::chk_masked_zero_label),
-                                            leaked == 0, trf(Str::chk_leaked_detail, leaked)});
-        checks(StageId::Softmax).push_back({"in_unit_interval", lab::tr(Str::chk_unit_interval_label), lo >= 0 && hi <= 1,
-                                            trf(Str::chk_min_max_3g, double(lo), double(hi))});
-    }
-    // 8. context, 9. concat, 10. output
-    const char* why = lab::tr(Str::chk_nan_from_masked_rows);
-    checks(StageId::Context).push_back(finite_check(*tr.find("context"), nan_query_rows * h * c.d_v(), why));
-    checks(StageId::Concat).push_back({"hdv_is_dmodel", "h \xc2\xb7 d_v = d_model", h * c.d_v() == c.d_model,
-                                       std::to_string(h) + " \xc2\xb7 " + std::to_string(c.d_v()) + " = " +
-                                           std::to_string(h * c.d_v())});
-    const bool concat_ok = heads_match_columns(*tr.find("context"), *tr.find("concat"));
-    checks(StageId::Concat).push_back({"concat_inverts_split", lab::tr(Str::chk_concat_label), concat_ok,
-                                       lab::tr(concat_ok ? Str::chk_concat_ok : Str::chk_concat_bad)});
-    checks(StageId::Output).push_back(finite_check(*tr.find("output"), nan_query_rows * c.d_model, why));
+    tr.fully_masked_rows = count_fully_masked_rows(tr);
+    check_inputs_and_heads(tr);
+    check_scores(tr);
+    check_mask(tr);
+    check_softmax(tr);
+    check_outputs(tr);
 }
 
 }  // namespace lab

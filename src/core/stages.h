@@ -1,23 +1,34 @@
-// stages.h — Attention Lab core: the ten stages of multi-head attention and what
-// the lab says about each (paper formula, PyTorch line, why it is there).
+// stages.h — Attention Lab core: the ten stages of multi-head attention, what the lab
+// says about each (paper formula, PyTorch line, why it is there) and what each shows.
 #pragma once
 #include <string>
 #include <vector>
+
+#include "i18n.h"
+#include "trace_tensors.h"
 
 namespace lab {
 
 enum class StageId { Input, Project, SplitHeads, Scores, Scale, Mask, Softmax, Context, Concat, Output };
 constexpr int kStageCount = 10;
 
+// One tensor a stage shows, in the order the stage view lays them out.
+struct StageShow {
+    TensorId tensor;
+    bool every_head = false;  // (B, h, ...) drawn as one map per head, whatever the selection
+    bool cross_only = false;  // shown only for cross-attention (the encoder side)
+};
+
 struct StageInfo {
     StageId id;
-    const char* key;       // stable id: "split_heads"  (texts below: in the current language, see i18n.h)
-    const char* chip;      // short label for the pipeline bar: "split heads"
-    const char* title;     // "Split into heads"
-    const char* formula;   // in the paper's notation
-    const char* pytorch;   // the equivalent PyTorch line(s)
-    const char* why;       // one short paragraph
-    std::vector<const char*> tensors;  // names of the tensors this stage shows, main one first
+    const char* key;      // stable id: "split_heads" (URL hash, state(), CLI)
+    Str chip;             // short label for the pipeline bar: "split heads"
+    Str title;            // "Split into heads"
+    Str formula;          // in the paper's notation
+    const char* pytorch;  // the equivalent PyTorch line(s): code, the same in every language
+    Str why;              // one short paragraph
+    TensorId result;      // what the stage produces: the dimension table's row, the export, the prompt's values
+    std::vector<StageShow> shows;  // what the stage view draws (a tensor the trace lacks, e.g. pe when off, is skipped)
 };
 
 const std::vector<StageInfo>& stage_infos();

@@ -38,11 +38,11 @@ std::string shape_numbers(const std::vector<int>& shape) {
     return s;
 }
 
-std::string shape_named(const Tensor& t) {
+std::string shape_named(const std::vector<int>& shape, const std::vector<std::string>& dims) {
     std::string s = "(";
-    for (size_t i = 0; i < t.shape.size(); ++i) {
+    for (size_t i = 0; i < shape.size(); ++i) {
         if (i) s += ", ";
-        s += t.dims[i] + "=" + std::to_string(t.shape[i]);
+        s += (i < dims.size() ? dims[i] : "?") + "=" + std::to_string(shape[i]);
     }
     return s + ")";
 }

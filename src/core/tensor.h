@@ -29,7 +29,9 @@ struct Tensor {
 size_t element_count(const std::vector<int>& shape);
 // "2×8×10×64" — the numbers only.
 std::string shape_numbers(const std::vector<int>& shape);
-// "(B=2, h=8, L_q=10, d_k=64)" — what the tutorials print, with names.
-std::string shape_named(const Tensor& t);
+// "(B=2, h=8, L_q=10, d_k=64)" — what the tutorials print, with names (a missing
+// name prints as "?"). The one shape formatter: tables, panels, prompts, CSV headers.
+std::string shape_named(const std::vector<int>& shape, const std::vector<std::string>& dims);
+inline std::string shape_named(const Tensor& t) { return shape_named(t.shape, t.dims); }
 
 }  // namespace lab

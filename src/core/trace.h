@@ -1,28 +1,16 @@
 // trace.h — Attention Lab core: one multi-head attention forward pass with every
-// intermediate tensor recorded, so the UI, the CLI and the tests read the same data.
-//
-// Tensors of a trace (B batch, L_q / L_kv lengths, h heads, d_k = d_v = d_model/h):
-//   x            (B, L_q, d_model)    raw input (decoder side for cross-attention)
-//   memory       (B, L_kv, d_model)   raw encoder memory (= x for self-attention)
-//   pe           (L_max, d_model)     sinusoidal PE, only when pe is on
-//   query_in     (B, L_q, d_model)    x + pe: what enters W^Q
-//   key_value_in (B, L_kv, d_model)   memory + pe: what enters W^K and W^V
-//   w_q w_k w_v w_o (d_model, d_model) as (d_in, d_out): Q = query_in · w_q + b_q
-//   b_q b_k b_v b_o (d_model)         zeros when bias is off
-//   q            (B, L_q, d_model);  k, v (B, L_kv, d_model)
-//   q_heads      (B, h, L_q, d_k);   k_heads (B, h, L_kv, d_k);  v_heads (B, h, L_kv, d_v)
-//   scores scaled masked weights      (B, h, L_q, L_kv)
-//   mask         (L_q, L_kv) or (B, L_q, L_kv) for padding; 1 keep, 0 masked
-//   context      (B, h, L_q, d_v)
-//   concat       (B, L_q, h·d_v)
-//   output       (B, L_q, d_model)
+// intermediate tensor recorded (trace_tensors.h lists them with their shapes), so the
+// UI, the CLI and the tests read the same data.
 #pragma once
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "config.h"
+#include "message.h"
 #include "stages.h"
 #include "tensor.h"
+#include "trace_tensors.h"
 
 namespace lab {
 
@@ -49,15 +37,16 @@ AttentionWeights make_weights(const AttentionConfig& c);
 void embed_token(float* out, const std::string& word, int d_model, uint32_t seed);
 
 struct InvariantCheck {
-    std::string id;      // stable: "rows_sum_to_1"
-    std::string label;   // "rows of the weights sum to 1"
+    std::string id;  // stable: "rows_sum_to_1"
+    Msg label;       // "rows of the weights sum to 1"
     bool pass = true;
-    std::string detail;  // numbers behind the verdict: "max |sum - 1| = 1.2e-07 over 64 rows"
+    Msg detail;      // numbers behind the verdict: "max |sum - 1| = 1.2e-07 over 64 rows"
 };
 
 // One step of a shape's journey through a stage, e.g. {"view(B, L_q, h, d_k)", {2, 4, 2, 4}, {"B", "L_q", "h", "d_k"}}.
+// The op is code (a literal message) except where it is a word, like "(scaling off)".
 struct ShapeStep {
-    std::string op;
+    Msg op;
     std::vector<int> shape;
     std::vector<std::string> dims;
 };
@@ -68,15 +57,23 @@ struct StageRecord {
     std::vector<InvariantCheck> checks;
 };
 
+// The check with this id, or null.
+const InvariantCheck* find_check(const StageRecord& stage, const std::string& id);
+
 struct Trace {
     AttentionConfig config;
-    std::vector<Tensor> tensors;      // in pipeline order
+    std::vector<Tensor> tensors;      // in pipeline order (trace_tensors.h), pe only when on
     std::vector<StageRecord> stages;  // kStageCount entries, in StageId order
     int fully_masked_rows = 0;        // (b, head, i) rows of the weights whose keys are all masked
     double stage_ms[kStageCount] = {};  // measured compute time per stage (this build, this run)
     double checks_ms = 0;               // time spent on the invariant checks
+    int slot[kTensorCount];             // index into tensors, -1 when absent
 
-    const Tensor* find(const std::string& name) const;
+    Trace() { std::fill(slot, slot + kTensorCount, -1); }
+    // The tensor, or null when the trace has none (pe with positional encoding off).
+    const Tensor* find(TensorId id) const { return slot[static_cast<int>(id)] < 0 ? nullptr : &tensors[slot[static_cast<int>(id)]]; }
+    // Every tensor but pe is always there.
+    const Tensor& operator[](TensorId id) const { return tensors[slot[static_cast<int>(id)]]; }
     const StageRecord& stage(StageId id) const { return stages[static_cast<int>(id)]; }
 };
 

@@ -2,10 +2,12 @@
 #include "url_state.h"
 
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
-#include "i18n.h"
+#include "config_keys.h"
 #include "stages.h"
 #include "tokens.h"
 
@@ -29,23 +31,203 @@ std::vector<std::string> split(const std::string& s, char sep) {
     }
 }
 
-bool to_int(const std::string& text, long lo, long hi, long* out) {
+bool to_int(const std::string& text, long long lo, long long hi, long long* out) {
     if (text.empty() || text.size() > 12) return false;
     char* end = nullptr;
     errno = 0;
-    const long v = std::strtol(text.c_str(), &end, 10);
+    const long long v = std::strtoll(text.c_str(), &end, 10);
     if (errno || *end || v < lo || v > hi) return false;
     *out = v;
     return true;
 }
 
-std::string join_ints(const std::vector<int>& v) {
-    std::string s;
-    for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s;
+bool to_bool(const std::string& text, bool* out) {
+    if (text == "1" || text == "true") return *out = true, true;
+    if (text == "0" || text == "false") return *out = false, true;
+    return false;
+}
+
+// One key=value of the hash being read.
+struct Reader {
+    std::vector<Msg>& notes;
+    std::string key, value, shown;  // shown: the value as echoed in a note (cut to 40 characters)
+    std::string custom_rows;        // read once every size is known
+    void note(Msg m) { notes.push_back(Msg(Str::url_note, std::move(m))); }
+    // A whole number in [lo, hi], else a note keeping *field.
+    template <class T>
+    void whole(T* field, long long lo, long long hi) {
+        long long v;
+        if (to_int(value, lo, hi, &v)) *field = static_cast<T>(v);
+        else note(Msg(Str::url_not_int, key, shown, lo, hi, static_cast<long long>(*field)));
+    }
+    void on_off(bool* field) {
+        if (!to_bool(value, field)) note(Msg(Str::url_not_bool, key, shown, *field ? "1" : "0"));
+    }
+};
+
+void read_decimal(Reader& r, const ConfigKey& k, void* c) {
+    char* end = nullptr;
+    const double v = r.value.empty() || r.value.size() > 24 ? NAN : std::strtod(r.value.c_str(), &end);
+    if (std::isfinite(v) && end && *end == '\0' && v >= k.lo_real && v <= k.hi_real) k.set_real(c, v);
+    else r.note(Msg(Str::url_not_number, r.key, r.shown, k.lo_real, k.hi_real, k.get_real(c)));
+}
+
+// A configuration key (a row of core/config_keys.h) as the hash writes it.
+void read_config_key(Reader& r, const ConfigKey& k, void* c, const ConfigLimits& limits) {
+    switch (k.type) {
+        case KeyType::Whole: {
+            long long v = k.get(c);
+            r.whole(&v, k.lo, k.max(limits));
+            k.set(c, v);
+            break;
+        }
+        case KeyType::Decimal: read_decimal(r, k, c); break;
+        case KeyType::Switch: {
+            bool on = k.get(c) != 0;
+            r.on_off(&on);
+            k.set(c, on);
+            break;
+        }
+        case KeyType::Choice:
+            if (const KeyChoice* ch = k.choice_named(r.value)) k.set(c, ch->value);
+            else r.note(Msg(k.hash_bad, r.shown, k.choice_of(c)->name));
+            break;
+        case KeyType::WholeList: {
+            std::vector<int>& list = *k.ints(c);
+            list.clear();
+            for (const std::string& item : split(r.value, ',')) {
+                long long v;
+                if (!to_int(item, k.lo, k.max(limits), &v)) {
+                    r.note(Msg(k.hash_bad, r.shown));
+                    list.clear();
+                    break;
+                }
+                list.push_back(static_cast<int>(v));
+            }
+            break;
+        }
+        case KeyType::KeepRows: r.custom_rows = r.value; break;
+        case KeyType::Derived: break;
+    }
+}
+
+// The view's keys.
+bool read_view_key(Reader& r, UrlState& s) {
+    if (r.key == "all") {
+        r.on_off(&s.view.all_heads);
+    } else if (r.key == "b") {
+        r.whole(&s.view.batch_item, 0, 4095);
+    } else if (r.key == "head") {
+        r.whole(&s.view.head, 0, 4095);
+    } else if (r.key == "tokens") {
+        const TokenSplit split = split_tokens(r.value);
+        s.tokens = split.tokens;
+        if (split.cut) r.note(Msg(Str::url_token_cut, kMaxTokenBytes));
+        if (split.dropped) r.note(Msg(Str::url_tokens_dropped, kMaxTokens));
+    } else if (r.key == "stage") {
+        const int idx = stage_index(r.value);
+        if (idx >= 0) s.view.stage = idx;
+        else r.note(Msg(Str::url_bad_stage, r.shown));
+    } else if (r.key == "exp") {
+        if (r.value.size() <= 32 && r.value.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
+            s.view.experiment = r.value;  // the app checks it names an experiment
+        else r.note(Msg(Str::url_bad_exp, r.shown));
+    } else if (r.key == "lang") {
+        Lang lang;
+        if (parse_lang(r.value, &lang)) s.lang = lang_code(lang);
+        else r.note(Msg(Str::url_bad_lang, r.shown));
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// What needs every key first: the keys' sizes against each other, then validation.
+void finish(Reader& r, UrlState& s) {
+    AttentionConfig& c = s.config;
+    if (!c.cross) c.kv_len = 0;
+    if (!s.tokens.empty()) c.seq_len = static_cast<int>(s.tokens.size());
+    if (c.mask == MaskKind::Custom) {
+        const std::vector<std::string> rows = split(r.custom_rows, '.');
+        bool ok = static_cast<int>(rows.size()) == c.L_q();
+        for (const std::string& row : rows) {
+            ok = ok && static_cast<int>(row.size()) == c.L_kv();
+            for (char ch : row) {
+                ok = ok && (ch == '0' || ch == '1');
+                c.custom_keep.push_back(ch == '1');
+            }
+        }
+        if (!ok) {
+            r.note(Str::url_custom_mismatch);
+            c.mask = MaskKind::Causal;
+            c.custom_keep.clear();
+        }
+    }
+    if (c.mask == MaskKind::Padding && static_cast<int>(c.padding_lengths.size()) != c.batch) {
+        if (!c.padding_lengths.empty()) r.note(Str::url_pad_count);
+        c.padding_lengths.assign(c.batch, c.L_kv());
+    }
+    const std::vector<ConfigError> errors = validate(c);
+    if (!errors.empty()) {
+        for (const ConfigError& e : errors) r.note(Msg::literal(e.param + ": ").then(e.message));
+        r.notes.push_back(Str::url_invalid_defaults);
+        s.config = AttentionConfig{};
+        s.tokens.clear();
+    }
+    if (s.view.batch_item >= s.config.batch) s.view.batch_item = 0;
+    if (s.view.head >= s.config.heads) s.view.head = 0;
+}
+
+// A configuration key's value as the hash writes it.
+std::string hash_value(const ConfigKey& k, const void* c) {
+    switch (k.type) {
+        case KeyType::Switch: return k.get(c) ? "1" : "0";
+        case KeyType::Decimal: {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.9g", k.get_real(c));
+            return buf;
+        }
+        case KeyType::Choice: {
+            const KeyChoice* ch = k.choice_of(c);
+            return ch->short_name ? ch->short_name : ch->name;
+        }
+        case KeyType::WholeList: {
+            std::string s;
+            for (int v : *k.ints_of(c)) s += (s.empty() ? "" : ",") + std::to_string(v);
+            return s;
+        }
+        case KeyType::KeepRows: {
+            int rows = 0, cols = 0;
+            k.shape(c, &rows, &cols);
+            const std::vector<uint8_t>& cells = *k.cells_of(c);
+            std::string s;
+            for (size_t i = 0; i < cells.size(); ++i) s += std::string(i && i % cols == 0 ? "." : "") + (cells[i] ? '1' : '0');
+            return s;
+        }
+        default: return std::to_string(k.value(c));
+    }
 }
 
 }  // namespace
+
+std::string encode_keys(const std::vector<ConfigKey>& rows, const void* config) {
+    std::string h;
+    for (const ConfigKey& k : rows)
+        if (k.is_hashed(config)) h += (h.empty() ? "" : "&") + std::string(k.hash_names[0]) + "=" + hash_value(k, config);
+    return h;
+}
+
+bool decode_key(const std::vector<ConfigKey>& rows, const std::string& key, const std::string& value, void* config,
+                std::vector<Msg>* notes, std::string* matrix_text) {
+    for (const ConfigKey& k : rows) {
+        if (!k.hash_name_is(key)) continue;
+        Reader r{*notes, key, value, value.size() > 40 ? value.substr(0, 40) + "..." : value, ""};
+        read_config_key(r, k, config, ConfigLimits{});
+        if (k.type == KeyType::KeepRows && matrix_text) *matrix_text = r.custom_rows;
+        return true;
+    }
+    return false;
+}
 
 std::string percent_encode(const std::string& s) {
     static const char* hex = "0123456789ABCDEF";
@@ -80,23 +262,7 @@ std::string percent_decode(const std::string& s) {
 }
 
 std::string encode_url_state(const UrlState& s) {
-    const AttentionConfig& c = s.config;
-    std::string h = "d_model=" + std::to_string(c.d_model) + "&heads=" + std::to_string(c.heads) +
-                    "&seq_len=" + std::to_string(c.seq_len) + "&batch=" + std::to_string(c.batch) +
-                    "&seed=" + std::to_string(c.seed) + "&mask=" + mask_kind_name(c.mask);
-    if (c.mask == MaskKind::Padding) h += "&pad=" + join_ints(c.padding_lengths);
-    if (c.mask == MaskKind::Custom) {
-        std::string rows;
-        for (int i = 0; i < c.L_q(); ++i) {
-            if (i) rows += '.';
-            for (int j = 0; j < c.L_kv(); ++j) rows += c.custom_keep[static_cast<size_t>(i) * c.L_kv() + j] ? '1' : '0';
-        }
-        h += "&custom=" + rows;
-    }
-    h += std::string("&fill=") + (c.mask_fill == MaskFill::NegInf ? "inf" : "1e9");
-    h += std::string("&scale=") + (c.scale ? "1" : "0") + "&pe=" + (c.pe ? "1" : "0") + "&bias=" + (c.bias ? "1" : "0");
-    h += std::string("&cross=") + (c.cross ? "1" : "0");
-    if (c.cross) h += "&kv_len=" + std::to_string(c.L_kv());
+    std::string h = encode_keys(attention_keys().rows, &s.config);
     if (!s.tokens.empty()) {
         std::string joined;
         for (size_t i = 0; i < s.tokens.size(); ++i) joined += (i ? " " : "") + s.tokens[i];
@@ -111,127 +277,29 @@ std::string encode_url_state(const UrlState& s) {
 
 UrlDecode decode_url_state(const std::string& hash_in) {
     UrlDecode d;
-    UrlState& s = d.state;
-    AttentionConfig& c = s.config;
     std::string hash = hash_in;
     if (!hash.empty() && hash[0] == '#') hash.erase(0, 1);
     if (hash.empty()) return d;
     if (hash.size() > kMaxHash) {
-        d.notes.push_back(trf(Str::url_too_long, kMaxHash));
+        d.notes.push_back(Msg(Str::url_too_long, kMaxHash));
         hash.resize(kMaxHash);
     }
     std::set<std::string> seen;
-    std::string custom_rows;
-    auto note = [&](const std::string& text) { d.notes.push_back(trf(Str::url_note, text)); };
+    Reader r{d.notes, "", "", "", ""};
     for (const std::string& part : split(hash, '&')) {
         if (part.empty()) continue;
         const size_t eq = part.find('=');
-        const std::string key = percent_decode(part.substr(0, eq));
-        const std::string value = eq == std::string::npos ? "" : percent_decode(part.substr(eq + 1));
-        const std::string shown = value.size() > 40 ? value.substr(0, 40) + "..." : value;
-        if (!seen.insert(key).second) {
-            note(trf(Str::url_duplicate, key.substr(0, 40)));
+        r.key = percent_decode(part.substr(0, eq));
+        r.value = eq == std::string::npos ? "" : percent_decode(part.substr(eq + 1));
+        r.shown = r.value.size() > 40 ? r.value.substr(0, 40) + "..." : r.value;
+        if (!seen.insert(r.key).second) {
+            r.note(Msg(Str::url_duplicate, r.key.substr(0, 40)));
             continue;
         }
-        auto int_key = [&](int* field, long lo, long hi) {
-            long v;
-            if (to_int(value, lo, hi, &v)) *field = static_cast<int>(v);
-            else note(trf(Str::url_not_int, key, shown, lo, hi, *field));
-        };
-        auto bool_key = [&](bool* field) {
-            if (value == "1" || value == "true") *field = true;
-            else if (value == "0" || value == "false") *field = false;
-            else note(trf(Str::url_not_bool, key, shown, *field ? "1" : "0"));
-        };
-        if (key == "d_model") int_key(&c.d_model, 1, 4096);
-        else if (key == "heads" || key == "h") int_key(&c.heads, 1, 4096);
-        else if (key == "seq_len") int_key(&c.seq_len, 1, 4096);
-        else if (key == "kv_len") int_key(&c.kv_len, 0, 4096);
-        else if (key == "batch") int_key(&c.batch, 1, 256);
-        else if (key == "seed") {
-            long v;
-            if (to_int(value, 0, 2147483647, &v)) c.seed = static_cast<uint32_t>(v);
-            else note(trf(Str::url_bad_seed, shown, static_cast<unsigned>(c.seed)));
-        } else if (key == "mask") {
-            if (value == "none") c.mask = MaskKind::None;
-            else if (value == "causal") c.mask = MaskKind::Causal;
-            else if (value == "padding") c.mask = MaskKind::Padding;
-            else if (value == "custom") c.mask = MaskKind::Custom;
-            else note(trf(Str::url_bad_mask, shown, mask_kind_name(c.mask)));
-        } else if (key == "pad") {
-            c.padding_lengths.clear();
-            for (const std::string& item : split(value, ',')) {
-                long v;
-                if (!to_int(item, 0, 4096, &v)) {
-                    note(trf(Str::url_bad_pad, shown));
-                    c.padding_lengths.clear();
-                    break;
-                }
-                c.padding_lengths.push_back(static_cast<int>(v));
-            }
-        } else if (key == "custom") {
-            custom_rows = value;
-        } else if (key == "fill") {
-            if (value == "inf" || value == "-inf") c.mask_fill = MaskFill::NegInf;
-            else if (value == "1e9" || value == "-1e9") c.mask_fill = MaskFill::NegBillion;
-            else note(trf(Str::url_bad_fill, shown, mask_fill_name(c.mask_fill)));
-        } else if (key == "scale") bool_key(&c.scale);
-        else if (key == "pe") bool_key(&c.pe);
-        else if (key == "bias") bool_key(&c.bias);
-        else if (key == "cross") bool_key(&c.cross);
-        else if (key == "all") bool_key(&s.view.all_heads);
-        else if (key == "tokens") {
-            const TokenSplit split = split_tokens(value);
-            s.tokens = split.tokens;
-            if (split.cut) note(trf(Str::url_token_cut, kMaxTokenBytes));
-            if (split.dropped) note(trf(Str::url_tokens_dropped, kMaxTokens));
-        } else if (key == "stage") {
-            const int idx = stage_index(value);
-            if (idx >= 0) s.view.stage = idx;
-            else note(trf(Str::url_bad_stage, shown));
-        } else if (key == "exp") {
-            if (value.size() <= 32 && value.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
-                s.view.experiment = value;  // the app checks it names an experiment
-            else note(trf(Str::url_bad_exp, shown));
-        } else if (key == "lang") {
-            Lang lang;
-            if (parse_lang(value, &lang)) s.lang = lang_code(lang);
-            else note(trf(Str::url_bad_lang, shown));
-        } else if (key == "b") int_key(&s.view.batch_item, 0, 4095);
-        else if (key == "head") int_key(&s.view.head, 0, 4095);
-        else note(trf(Str::url_unknown_key, key.substr(0, 40)));
+        if (decode_key(attention_keys().rows, r.key, r.value, &d.state.config, &d.notes, &r.custom_rows)) continue;
+        if (!read_view_key(r, d.state)) r.note(Msg(Str::url_unknown_key, r.key.substr(0, 40)));
     }
-    if (!c.cross) c.kv_len = 0;
-    if (!s.tokens.empty()) c.seq_len = static_cast<int>(s.tokens.size());
-    if (c.mask == MaskKind::Custom) {
-        const std::vector<std::string> rows = split(custom_rows, '.');
-        bool ok = static_cast<int>(rows.size()) == c.L_q();
-        for (const std::string& row : rows) {
-            ok = ok && static_cast<int>(row.size()) == c.L_kv();
-            for (char ch : row) {
-                ok = ok && (ch == '0' || ch == '1');
-                c.custom_keep.push_back(ch == '1');
-            }
-        }
-        if (!ok) {
-            note(tr(Str::url_custom_mismatch));
-            c.mask = MaskKind::Causal;
-            c.custom_keep.clear();
-        }
-    }
-    if (c.mask == MaskKind::Padding && static_cast<int>(c.padding_lengths.size()) != c.batch) {
-        if (!c.padding_lengths.empty()) note(tr(Str::url_pad_count));
-        c.padding_lengths.assign(c.batch, c.L_kv());
-    }
-    const std::vector<ConfigError> errors = validate(c);
-    if (!errors.empty()) {
-        for (const ConfigError& e : errors) note(e.param + ": " + e.message);
-        d.notes.push_back(tr(Str::url_invalid_defaults));
-        s.config = AttentionConfig{};
-        s.tokens.clear();
-    }
-    if (s.view.batch_item >= s.config.batch) s.view.batch_item = 0;
-    if (s.view.head >= s.config.heads) s.view.head = 0;
+    finish(r, d.state);
     return d;
 }
 

@@ -5,12 +5,16 @@
 //    &scale=1&pe=1&bias=1&cross=0&kv_len=0&tokens=the%20cat%20sat&stage=softmax&b=1&head=3&all=0&lang=zh
 //
 // Decoding never fails: unknown keys, malformed values, duplicates and invalid
-// combinations are reported as notes and fall back to defaults.
+// combinations are reported as notes and fall back to defaults. The configuration's
+// keys are the rows of core/config_keys.h; the view's (tokens, stage, b, head, all,
+// exp, lang) are this file's.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "config.h"
+#include "config_keys.h"
+#include "message.h"
 
 namespace lab {
 
@@ -31,11 +35,19 @@ struct UrlState {
 
 struct UrlDecode {
     UrlState state;
-    std::vector<std::string> notes;  // e.g. "hash: heads='x' is not a whole number; using 2"
+    std::vector<Msg> notes;  // e.g. "hash: heads='x' is not a whole number in [1, 4096]; using 2"
 };
 
 std::string encode_url_state(const UrlState& s);   // without the leading '#'
 UrlDecode decode_url_state(const std::string& hash);  // with or without the leading '#'
+
+// The hash syntax of any key table's keys (core/config_keys.h), for other configurations'
+// links: "d_model=8&heads=2&...", and one key=value read into the configuration (a note
+// for what is wrong, the value kept). False when no key has that name. A matrix key's
+// text goes to *matrix_text, to be checked by the caller once every size is known.
+std::string encode_keys(const std::vector<ConfigKey>& rows, const void* config);
+bool decode_key(const std::vector<ConfigKey>& rows, const std::string& key, const std::string& value, void* config,
+                std::vector<Msg>* notes, std::string* matrix_text);
 
 std::string percent_encode(const std::string& s);
 std::string percent_decode(const std::string& s);  // invalid escapes are kept literally

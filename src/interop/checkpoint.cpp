@@ -159,8 +159,8 @@ void read_number(const ojson& c, const char* key, V* out, std::vector<ConfigErro
     const auto it = c.find(key);
     const bool whole = std::is_integral<V>::value;
     if (it == c.end() || !it->is_number() || (whole && !it->is_number_integer())) {
-        errors->push_back({std::string("config.") + key, std::string("config.") + key + " is missing or not " +
-                                                             (whole ? "a whole number" : "a number")});
+        errors->push_back({std::string("config.") + key, Msg::literal(std::string("config.") + key + " is missing or not " +
+                                                             (whole ? "a whole number" : "a number"))});
         return;
     }
     *out = it->get<V>();
@@ -169,7 +169,7 @@ void read_number(const ojson& c, const char* key, V* out, std::vector<ConfigErro
 void read_bool(const ojson& c, const char* key, bool* out, std::vector<ConfigError>* errors) {
     const auto it = c.find(key);
     if (it == c.end() || !it->is_boolean())
-        errors->push_back({std::string("config.") + key, std::string("config.") + key + " is missing or not true/false"});
+        errors->push_back({std::string("config.") + key, Msg::literal(std::string("config.") + key + " is missing or not true/false")});
     else *out = it->get<bool>();
 }
 
@@ -185,8 +185,8 @@ void read_lr(const ojson& c, LrConfig* lr, std::vector<ConfigError>* errors) {
         read_number(*it, "factor", &lr->factor, errors);
         read_number(*it, "warmup", &lr->warmup, errors);
     } else {
-        errors->push_back({"config.lr", "config.lr must be {\"schedule\": \"const\", \"rate\": R} or "
-                                        "{\"schedule\": \"paper\", \"factor\": F, \"warmup\": W}"});
+        errors->push_back({"config.lr", Msg::literal("config.lr must be {\"schedule\": \"const\", \"rate\": R} or "
+                                        "{\"schedule\": \"paper\", \"factor\": F, \"warmup\": W}")});
     }
 }
 
@@ -195,14 +195,14 @@ void read_lr(const ojson& c, LrConfig* lr, std::vector<ConfigError>* errors) {
 bool parse_checkpoint_config(const std::string& manifest_text, TrainConfig* out, std::vector<ConfigError>* errors) {
     const ojson j = ojson::parse(manifest_text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("config") || !j["config"].is_object()) {
-        errors->push_back({"manifest.json", "manifest.json is not a JSON object with a \"config\" object"});
+        errors->push_back({"manifest.json", Msg::literal("manifest.json is not a JSON object with a \"config\" object")});
         return false;
     }
     const ojson& c = j["config"];
     TrainConfig cfg;
     const auto task = c.find("task");
     if (task == c.end() || !task->is_string() || !parse_task(task->get<std::string>(), &cfg.task))
-        errors->push_back({"config.task", "config.task must be one of copy, reverse, sort, induction"});
+        errors->push_back({"config.task", Msg::literal("config.task must be one of copy, reverse, sort, induction")});
     read_number(c, "layers", &cfg.layers, errors);
     read_number(c, "heads", &cfg.heads, errors);
     read_number(c, "d_model", &cfg.d_model, errors);
@@ -231,7 +231,7 @@ bool parse_checkpoint_config(const std::string& manifest_text, TrainConfig* out,
 bool load_checkpoint(const std::string& dir, const std::string& part, Trainer* t, std::vector<ConfigError>* errors) {
     std::string text, error;
     if (!read_file(dir + "/manifest.json", &text, &error, 1 << 20)) {
-        errors->push_back({"manifest.json", error});
+        errors->push_back({"manifest.json", Msg::literal(error)});
         return false;
     }
     TrainConfig config;
@@ -242,15 +242,15 @@ bool load_checkpoint(const std::string& dir, const std::string& part, Trainer* t
         Tensor value;
         // The header is at most a few hundred bytes; read_file allocates the whole limit.
         if (!read_file(path, &bytes, &error, p.size * sizeof(float) + 4096) || !decode_npy(bytes, &value, &error)) {
-            errors->push_back({p.name, path + ": " + error});
+            errors->push_back({p.name, Msg::literal(path + ": " + error)});
             continue;
         }
         if (value.shape != p.torch_shape) {
-            errors->push_back({p.name, path + " has shape (" + shape_numbers(value.shape) + "), the model needs (" +
-                                           shape_numbers(p.torch_shape) + ")"});
+            errors->push_back({p.name, Msg::literal(path + " has shape (" + shape_numbers(value.shape) + "), the model needs (" +
+                                           shape_numbers(p.torch_shape) + ")")});
             continue;
         }
-        if (!t->set_param(p.name, value.data, &error)) errors->push_back({p.name, error});
+        if (!t->set_param(p.name, value.data, &error)) errors->push_back({p.name, Msg::literal(error)});
     }
     return errors->empty();
 }

@@ -26,7 +26,8 @@
 #define TOML_ASSERT_ASSUME(expr) static_assert(true)
 #include <toml++/toml.h>
 
-#include "core/i18n.h"
+#include "core/config_keys.h"
+#include "core/utf8.h"
 
 namespace lab {
 
@@ -91,256 +92,241 @@ std::string render(const FileValue& v) {
 }
 
 // "a string", "true/false", ...: what the value is, for "must be X, not Y".
-std::string kind_phrase(const FileValue& v) {
+Str kind_phrase(const FileValue& v) {
     switch (v.kind) {
-        case FileValue::Int: return tr(Str::io_kind_int);
-        case FileValue::Float: return tr(std::isfinite(v.f) ? Str::io_kind_fraction : Str::io_kind_non_finite);
-        case FileValue::Bool: return tr(Str::io_kind_bool);
-        case FileValue::String: return tr(Str::io_kind_string);
-        case FileValue::Null: return tr(Str::io_kind_null);
-        case FileValue::Array: return tr(Str::io_kind_array);
-        case FileValue::Table: return tr(v.toml ? Str::io_kind_table : Str::io_kind_object);
-        case FileValue::Date: return tr(Str::io_kind_date);
+        case FileValue::Int: return Str::io_kind_int;
+        case FileValue::Float: return std::isfinite(v.f) ? Str::io_kind_fraction : Str::io_kind_non_finite;
+        case FileValue::Bool: return Str::io_kind_bool;
+        case FileValue::String: return Str::io_kind_string;
+        case FileValue::Null: return Str::io_kind_null;
+        case FileValue::Array: return Str::io_kind_array;
+        case FileValue::Table: return v.toml ? Str::io_kind_table : Str::io_kind_object;
+        case FileValue::Date: return Str::io_kind_date;
     }
-    return tr(Str::io_kind_other);
+    return Str::io_kind_other;
 }
 
 // ---------------------------------------------------------------- applying entries
 
-struct IntLimit {
-    long long lo, hi;     // accepted for storing; validate() then judges the value
-    const char* limit;    // the lab's practical limit, for "is too large" messages
-};
-
+// Applies a file's entries to a configuration through its keys (core/config_keys.h):
+// every spelling of a key, its type and its range come from the key's row.
 class Applier {
 public:
-    Applier(ConfigFileResult& r) : r_(r) {}
+    Applier(const std::vector<ConfigKey>& rows, void* config, std::vector<ConfigError>& errors)
+        : rows_(rows), c_(config), errors_(errors) {}
 
-    void error(const std::string& key, const std::string& message) { r_.errors.push_back({key, message}); }
+    void apply(const std::vector<Entry>& entries) {
+        entries_ = &entries;
+        for (const ConfigKey& k : rows_) apply_key(k);
+        for (const ConfigKey& k : rows_)  // once every size is known
+            if (k.type == KeyType::KeepRows && !pending_rows_.empty()) check_rows(k);
+    }
 
-    // Whole numbers: JSON/TOML integers, or floats with an integral value (512.0).
-    bool to_int(const std::string& key, const FileValue& v, const IntLimit& lim, long long* out) {
+    // Whether some row reads this key.
+    bool known(const std::string& key) const {
+        for (const ConfigKey& k : rows_)
+            if (k.file_name_is(key)) return true;
+        return false;
+    }
+
+private:
+    void error(const std::string& key, Msg message) { errors_.push_back({key, std::move(message)}); }
+
+    const FileValue* find(const char* key) const {
+        for (const Entry& e : *entries_)
+            if (e.key == key) return &e.value;
+        return nullptr;
+    }
+
+    void apply_key(const ConfigKey& k) {
+        switch (k.type) {
+            case KeyType::Whole: apply_whole(k); break;
+            case KeyType::Decimal: apply_decimal(k); break;
+            case KeyType::Switch: apply_switch(k); break;
+            case KeyType::Choice: apply_choice(k); break;
+            case KeyType::WholeList: apply_list(k); break;
+            case KeyType::KeepRows:
+                if (const FileValue* v = find(k.name)) read_rows(k, *v);
+                break;
+            case KeyType::Derived: apply_derived(k); break;
+        }
+    }
+
+    // Whole numbers: JSON/TOML integers, or floats with an integral value (512.0). A key
+    // validate() judges takes any int (validate() says what is too large or too small);
+    // another must be in [lo, hi] here.
+    bool to_int(const std::string& key, const FileValue& v, const ConfigKey& k, long long* out) {
+        const long long lo = k.validated ? INT_MIN : k.lo, hi = k.validated ? INT_MAX : k.max(limits_);
         const std::string shown = key + "=" + render(v);
         double value = 0;
         if (v.kind == FileValue::Int) {
             value = static_cast<double>(v.i);
-            if (v.i >= lim.lo && v.i <= lim.hi) {
-                *out = v.i;
-                return true;
-            }
+            if (v.i >= lo && v.i <= hi) return *out = v.i, true;
         } else if (v.kind == FileValue::Float) {
-            if (!std::isfinite(v.f)) {
-                error(key, trf(Str::io_not_whole, shown, tr(std::isnan(v.f) ? Str::io_kind_nan : Str::io_kind_infinity)));
-                return false;
-            }
-            if (v.f != std::floor(v.f)) {
-                error(key, trf(Str::io_not_whole, shown, tr(Str::io_kind_fraction)));
-                return false;
-            }
+            if (!std::isfinite(v.f))
+                return error(key, Msg(Str::io_not_whole, shown, std::isnan(v.f) ? Str::io_kind_nan : Str::io_kind_infinity)), false;
+            if (v.f != std::floor(v.f)) return error(key, Msg(Str::io_not_whole, shown, Str::io_kind_fraction)), false;
             value = v.f;
-            if (v.f >= static_cast<double>(lim.lo) && v.f <= static_cast<double>(lim.hi)) {
-                *out = static_cast<long long>(v.f);
-                return true;
-            }
+            if (v.f >= static_cast<double>(lo) && v.f <= static_cast<double>(hi)) return *out = static_cast<long long>(v.f), true;
         } else if (v.kind == FileValue::String) {
             char* end = nullptr;
             const double parsed = std::strtod(v.s.c_str(), &end);
             const bool numeric = !v.s.empty() && end && *end == '\0' && std::isfinite(parsed);
-            error(key, numeric ? trf(Str::io_number_not_string_hint, shown, v.s) : trf(Str::io_number_not_string, shown));
+            error(key, numeric ? Msg(Str::io_number_not_string_hint, shown, v.s) : Msg(Str::io_number_not_string, shown));
             return false;
         } else {
-            error(key, trf(Str::io_not_whole, shown, kind_phrase(v)));
-            return false;
+            return error(key, Msg(Str::io_not_whole, shown, kind_phrase(v))), false;
         }
         // Out of the storable range.
-        if (lim.lo >= 0) error(key, trf(Str::io_int_range, shown, lim.lo, lim.hi));
-        else if (value < 0) error(key, trf(Str::io_at_least_one, shown));
-        else error(key, trf(Str::io_over_limit, shown, lim.limit));
+        if (!k.validated) error(key, Msg(Str::io_int_range, shown, lo, hi));
+        else if (value < 0) error(key, Msg(Str::io_at_least_one, shown));
+        else error(key, Msg(Str::io_over_limit, shown, std::to_string(k.max(limits_))));
         return false;
     }
 
-    bool to_bool(const std::string& key, const FileValue& v, bool* out) {
-        if (v.kind == FileValue::Bool) {
-            *out = v.b;
-            return true;
-        }
-        error(key, trf(Str::io_not_bool, key, render(v), kind_phrase(v)));
-        return false;
-    }
-
-    bool to_string(const std::string& key, const FileValue& v, std::string* out) {
-        if (v.kind == FileValue::String) {
-            *out = v.s;
-            return true;
-        }
-        error(key, trf(Str::io_not_string, key, render(v), kind_phrase(v)));
-        return false;
-    }
-
-    void apply(const std::vector<Entry>& entries, const std::string& ignored_prefix) {
-        AttentionConfig& c = r_.config;
-        const IntLimit size_limit{INT_MIN, INT_MAX, "4096"};
-        const IntLimit batch_limit{INT_MIN, INT_MAX, "256"};
-        const IntLimit seed_limit{0, 2147483647LL, "2147483647"};  // as --seed and the page's link
-
-        // Unknown keys first (file order): they never stop anything.
-        static const char* const known[] = {"d_model", "h", "num_heads", "n_heads", "heads", "d_k", "d_v",
-                                            "seq_len", "kv_len", "batch_size", "batch", "seed", "mask",
-                                            "mask_fill", "padding_lengths", "custom_mask", "scale", "pe",
-                                            "bias", "cross"};
-        for (const Entry& e : entries) {
-            bool is_known = false;
-            for (const char* k : known) is_known |= e.key == k;
-            if (!is_known) r_.ignored.push_back(ignored_prefix + e.key + (e.value.kind == FileValue::Table ? ".*" : ""));
-            else r_.applied.push_back(e.key);
-        }
-        auto find = [&](const char* key) -> const FileValue* {
-            for (const Entry& e : entries)
-                if (e.key == key) return &e.value;
-            return nullptr;
-        };
-        auto set_int = [&](const char* key, int* field, const IntLimit& lim) {
-            long long n;
-            if (const FileValue* v = find(key))
-                if (to_int(key, *v, lim, &n)) *field = static_cast<int>(n);
-        };
-        // Aliases: every spelling present must agree.
-        auto set_alias = [&](std::vector<const char*> keys, int* field, const IntLimit& lim) {
-            const char* first_key = nullptr;
-            long long first = 0;
-            bool any = false;
-            for (const char* key : keys) {
-                const FileValue* v = find(key);
-                long long n;
-                if (!v || !to_int(key, *v, lim, &n)) {
-                    any |= v != nullptr;
-                    continue;
-                }
-                any = true;
-                if (!first_key) {
-                    first_key = key, first = n;
-                    *field = static_cast<int>(n);
-                } else if (n != first) {
-                    error(first_key, trf(Str::io_alias_disagree, first_key, first, key, n,
-                                         tr(field == &c.heads ? Str::io_what_heads : Str::io_what_batch)));
-                }
-            }
-            return any;
-        };
-
-        set_int("d_model", &c.d_model, size_limit);
-        const bool heads_given = set_alias({"h", "num_heads", "n_heads", "heads"}, &c.heads, size_limit);
-        // d_k and d_v are derived in the lab (d_model / h): check them, or derive h from d_k.
-        for (const char* key : {"d_k", "d_v"}) {
+    // Every spelling of the key that the file uses must agree; the first sets the value.
+    void apply_whole(const ConfigKey& k) {
+        const char* first_key = nullptr;
+        long long first = 0;
+        for (const char* key : k.file_names) {
             const FileValue* v = find(key);
             long long n;
-            if (!v || !to_int(key, *v, size_limit, &n)) continue;
-            if (!heads_given) {
-                if (n >= 1 && c.d_model >= 1 && c.d_model % n == 0) {
-                    c.heads = static_cast<int>(c.d_model / n);
-                } else {
-                    error(key, trf(Str::io_dk_not_divisor, key, n, c.d_model));
-                }
-            } else if (c.heads >= 1 && c.d_model % c.heads == 0 && n != c.d_model / c.heads) {
-                error(key, trf(Str::io_dk_mismatch, key, n, c.d_model, c.heads, c.d_model / c.heads));
+            if (!v || !to_int(key, *v, k, &n)) continue;
+            if (!first_key) {
+                first_key = key, first = n;
+                k.set(c_, n);
+            } else if (n != first) {
+                error(first_key, Msg(Str::io_alias_disagree, first_key, first, key, n, k.what));
             }
         }
-        set_int("seq_len", &c.seq_len, size_limit);
-        set_int("kv_len", &c.kv_len, size_limit);
-        set_alias({"batch_size", "batch"}, &c.batch, batch_limit);
-        if (const FileValue* v = find("seed")) {
-            long long n;
-            if (to_int("seed", *v, seed_limit, &n)) c.seed = static_cast<uint32_t>(n);
-        }
-        std::string s;
-        if (const FileValue* v = find("mask"); v && to_string("mask", *v, &s)) {
-            if (s == "none") c.mask = MaskKind::None;
-            else if (s == "causal") c.mask = MaskKind::Causal;
-            else if (s == "padding") c.mask = MaskKind::Padding;
-            else if (s == "custom") c.mask = MaskKind::Custom;
-            else error("mask", trf(Str::io_bad_mask, quote_for_message(s)));
-        }
-        if (const FileValue* v = find("mask_fill")) {
-            const bool neg_inf = (v->kind == FileValue::String && (v->s == "-inf" || v->s == "inf")) ||
-                                 (v->kind == FileValue::Float && std::isinf(v->f));
-            const bool neg_billion = (v->kind == FileValue::String && (v->s == "-1e9" || v->s == "1e9")) ||
-                                     ((v->kind == FileValue::Float || v->kind == FileValue::Int) &&
-                                      std::fabs(v->kind == FileValue::Int ? static_cast<double>(v->i) : v->f) == 1e9);
-            if (neg_inf) c.mask_fill = MaskFill::NegInf;
-            else if (neg_billion) c.mask_fill = MaskFill::NegBillion;
-            else error("mask_fill", trf(Str::io_bad_mask_fill, render(*v)));
-        }
-        if (const FileValue* v = find("padding_lengths")) {
-            if (v->kind != FileValue::Array) {
-                error("padding_lengths", trf(Str::io_padding_not_array, render(*v)));
-            } else {
-                std::vector<int> lengths;
-                bool good = true;
-                for (size_t k = 0; k < v->items.size(); ++k) {
-                    long long n;
-                    if (to_int("padding_lengths[" + std::to_string(k) + "]", v->items[k], size_limit, &n)) lengths.push_back(static_cast<int>(n));
-                    else good = false;
-                }
-                if (good) c.padding_lengths = lengths;
-            }
-        }
-        if (const FileValue* v = find("custom_mask")) apply_custom_mask(*v);
-        struct { const char* key; bool* field; } flags[] = {{"scale", &c.scale}, {"pe", &c.pe}, {"bias", &c.bias}, {"cross", &c.cross}};
-        for (auto& f : flags)
-            if (const FileValue* v = find(f.key)) to_bool(f.key, *v, f.field);
     }
 
-private:
-    // An array of rows, each an array of 0/1 (or true/false) or a string such as "1100".
-    void apply_custom_mask(const FileValue& v) {
-        const char* key = "custom_mask";
-        const std::string hint = tr(Str::io_custom_hint);
-        if (v.kind != FileValue::Array || v.items.empty()) {
-            error(key, trf(Str::io_custom_not_rows, key, render(v), hint));
-            return;
+    // A key computed from others (d_k = d_model / h): checked, or used to derive them.
+    void apply_derived(const ConfigKey& k) {
+        bool derived_given = false;
+        for (const ConfigKey& other : rows_)
+            if (std::string(other.name) == k.derives)
+                for (const char* key : other.file_names) derived_given |= find(key) != nullptr;
+        for (const char* key : k.file_names) {
+            const FileValue* v = find(key);
+            long long n;
+            if (!v || !to_int(key, *v, k, &n)) continue;
+            Msg problem = k.agree(c_, key, n, derived_given);
+            if (!problem.empty()) error(key, std::move(problem));
         }
+    }
+
+    void apply_decimal(const ConfigKey& k) {
+        const FileValue* v = find(k.name);
+        if (!v) return;
+        const bool number = v->kind == FileValue::Int || v->kind == FileValue::Float;
+        const double x = v->kind == FileValue::Int ? static_cast<double>(v->i) : v->f;
+        if (number && std::isfinite(x) && x >= k.lo_real && x <= k.hi_real) return k.set_real(c_, x);
+        error(k.name, Msg(Str::io_number_range, std::string(k.name) + "=" + render(*v), k.lo_real, k.hi_real));
+    }
+
+    void apply_switch(const ConfigKey& k) {
+        const FileValue* v = find(k.name);
+        if (!v) return;
+        if (v->kind == FileValue::Bool) k.set(c_, v->b);
+        else error(k.name, Msg(Str::io_not_bool, k.name, render(*v), kind_phrase(*v)));
+    }
+
+    // A name; a key whose choices have numbers (mask_fill: -inf, -1e9) takes them too.
+    void apply_choice(const ConfigKey& k) {
+        const FileValue* v = find(k.name);
+        if (!v) return;
+        bool numbers = false;
+        for (const KeyChoice& ch : k.choices) numbers |= !std::isnan(ch.number);
+        if (v->kind == FileValue::String) {
+            if (const KeyChoice* ch = k.choice_named(v->s)) return k.set(c_, ch->value);
+        } else if (numbers && (v->kind == FileValue::Float || v->kind == FileValue::Int)) {
+            const double x = std::fabs(v->kind == FileValue::Int ? static_cast<double>(v->i) : v->f);
+            for (const KeyChoice& ch : k.choices)
+                if (x == std::fabs(ch.number)) return k.set(c_, ch.value);
+        } else if (!numbers) {
+            return error(k.name, Msg(Str::io_not_string, k.name, render(*v), kind_phrase(*v)));
+        }
+        error(k.name, Msg(k.file_bad, render(*v)));
+    }
+
+    void apply_list(const ConfigKey& k) {
+        const FileValue* v = find(k.name);
+        if (!v) return;
+        if (v->kind != FileValue::Array) return error(k.name, Msg(k.file_bad, render(*v)));
+        std::vector<int> values;
+        bool good = true;
+        for (size_t i = 0; i < v->items.size(); ++i) {
+            long long n;
+            if (to_int(std::string(k.name) + "[" + std::to_string(i) + "]", v->items[i], k, &n)) values.push_back(static_cast<int>(n));
+            else good = false;
+        }
+        if (good) *k.ints(c_) = values;
+    }
+
+    // An array of rows, each an array of 0/1 (or true/false) or a string such as "1100".
+    void read_rows(const ConfigKey& k, const FileValue& v) {
+        const char* key = k.name;
+        if (v.kind != FileValue::Array || v.items.empty())
+            return error(key, Msg(Str::io_custom_not_rows, key, render(v), Str::io_custom_hint));
         std::vector<uint8_t> keep;
         size_t cols = 0;
         for (size_t i = 0; i < v.items.size(); ++i) {
-            const FileValue& row = v.items[i];
             std::vector<uint8_t> cells;
-            bool good = true;
-            if (row.kind == FileValue::String) {
-                for (char ch : row.s) {
-                    if (ch == '0' || ch == '1') cells.push_back(static_cast<uint8_t>(ch - '0'));
-                    else good = false;
-                }
-            } else if (row.kind == FileValue::Array) {
-                for (const FileValue& cell : row.items) {
-                    if (cell.kind == FileValue::Int && (cell.i == 0 || cell.i == 1)) cells.push_back(static_cast<uint8_t>(cell.i));
-                    else if (cell.kind == FileValue::Bool) cells.push_back(cell.b ? 1 : 0);
-                    else good = false;
-                }
-            } else {
-                good = false;
-            }
-            if (!good || cells.empty()) {
-                error(key, trf(Str::io_custom_bad_row, key, i, render(row), hint));
-                return;
-            }
+            if (!row_cells(v.items[i], &cells) || cells.empty())
+                return error(key, Msg(Str::io_custom_bad_row, key, i, render(v.items[i]), Str::io_custom_hint));
             if (i == 0) cols = cells.size();
-            if (cells.size() != cols) {
-                error(key, trf(Str::io_custom_ragged, key, i, cells.size(), cols));
-                return;
-            }
+            if (cells.size() != cols) return error(key, Msg(Str::io_custom_ragged, key, i, cells.size(), cols));
             keep.insert(keep.end(), cells.begin(), cells.end());
         }
-        AttentionConfig& c = r_.config;
-        const int rows = static_cast<int>(v.items.size());
-        if (rows != c.L_q() || static_cast<int>(cols) != c.L_kv()) {
-            error(key, trf(Str::io_custom_shape, key, rows, cols, c.L_q(), c.L_kv()));
-            return;
-        }
-        c.custom_keep = keep;
+        pending_rows_ = keep;
+        pending_shape_ = {static_cast<int>(v.items.size()), cols};
     }
 
-    ConfigFileResult& r_;
+    static bool row_cells(const FileValue& row, std::vector<uint8_t>* cells) {
+        if (row.kind == FileValue::String) {
+            for (char ch : row.s) {
+                if (ch != '0' && ch != '1') return false;
+                cells->push_back(static_cast<uint8_t>(ch - '0'));
+            }
+            return true;
+        }
+        if (row.kind != FileValue::Array) return false;
+        for (const FileValue& cell : row.items) {
+            if (cell.kind == FileValue::Int && (cell.i == 0 || cell.i == 1)) cells->push_back(static_cast<uint8_t>(cell.i));
+            else if (cell.kind == FileValue::Bool) cells->push_back(cell.b ? 1 : 0);
+            else return false;
+        }
+        return true;
+    }
+
+    // The rows read must have the size the other keys give (L_q x L_kv).
+    void check_rows(const ConfigKey& k) {
+        int rows = 0, cols = 0;
+        k.shape(c_, &rows, &cols);
+        if (pending_shape_.first != rows || static_cast<int>(pending_shape_.second) != cols)
+            return error(k.name, Msg(k.file_bad, k.name, pending_shape_.first, pending_shape_.second, rows, cols));
+        *k.cells(c_) = pending_rows_;
+    }
+
+    const std::vector<ConfigKey>& rows_;
+    void* c_;
+    std::vector<ConfigError>& errors_;
+    const ConfigLimits limits_;
+    const std::vector<Entry>* entries_ = nullptr;
+    std::vector<uint8_t> pending_rows_;
+    std::pair<int, size_t> pending_shape_{0, 0};
 };
+
+// Known keys are applied, the others listed as ignored (prefix "attention." for TOML).
+void apply_entries(const std::vector<Entry>& entries, const std::string& ignored_prefix, ConfigFileResult& r) {
+    Applier applier(attention_keys().rows, &r.config, r.errors);
+    for (const Entry& e : entries) {
+        if (applier.known(e.key)) r.applied.push_back(e.key);
+        else r.ignored.push_back(ignored_prefix + e.key + (e.value.kind == FileValue::Table ? ".*" : ""));
+    }
+    applier.apply(entries);
+}
 
 // ---------------------------------------------------------------- text checks
 
@@ -349,35 +335,14 @@ void line_col(const std::string& text, size_t offset, size_t* line, size_t* col)
     *line = 1, *col = 1;
     for (size_t k = 0; k < offset; ++k) {
         if (text[k] == '\n') ++*line, *col = 1;
-        else if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80) ++*col;  // count characters, not bytes
+        else if (utf8::starts_char(text[k])) ++*col;  // count characters, not bytes
     }
 }
 
-std::string where(const std::string& text, size_t offset) {
+Msg where(const std::string& text, size_t offset) {
     size_t line, col;
     line_col(text, offset, &line, &col);
-    return trf(Str::io_where, line, col);
-}
-
-// Offset of the first byte that makes the text not UTF-8 text (NUL, other control
-// characters, invalid UTF-8), or npos.
-size_t first_non_text_byte(const std::string& t) {
-    const size_t n = t.size();
-    for (size_t k = 0; k < n;) {
-        const unsigned char ch = static_cast<unsigned char>(t[k]);
-        if (ch < 0x80) {
-            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') return k;
-            if (ch == 0x7F) return k;
-            ++k;
-            continue;
-        }
-        const int extra = (ch & 0xE0) == 0xC0 ? 1 : (ch & 0xF0) == 0xE0 ? 2 : (ch & 0xF8) == 0xF0 ? 3 : -1;
-        if (extra < 0 || ch == 0xC0 || ch == 0xC1 || ch > 0xF4) return k;
-        for (int e = 1; e <= extra; ++e)
-            if (k + e >= n || (static_cast<unsigned char>(t[k + e]) & 0xC0) != 0x80) return k;
-        k += 1 + extra;
-    }
-    return std::string::npos;
+    return Msg(Str::io_where, line, col);
 }
 
 bool blank(const std::string& t) {
@@ -477,7 +442,7 @@ void parse_json(const std::string& text, ConfigFileResult& r) {
         std::string why = sax.message;
         const size_t colon = why.find(": ", why.find("column"));
         if (colon != std::string::npos) why = why.substr(colon + 2);
-        std::string msg = trf(Str::io_json_invalid, where(text, offset), why);
+        Msg msg(Str::io_json_invalid, where(text, offset), why);
         // NaN / Infinity / -Infinity (nlohmann stops on the letter, after a '-' if any).
         auto word_at = [&](size_t at) {
             for (const char* w : {"NaN", "nan", "Infinity", "infinity", "inf", "Inf"})
@@ -486,20 +451,20 @@ void parse_json(const std::string& text, ConfigFileResult& r) {
         };
         const bool non_finite = offset < text.size() && (word_at(offset) || (offset > 0 && word_at(offset - 1)) ||
                                                          (text[offset] == '-' && word_at(offset + 1)));
-        if (offset >= text.size()) msg += tr(Str::io_ends_early);
-        else if (non_finite) msg += tr(Str::io_json_non_finite);
+        if (offset >= text.size()) msg.then(Str::io_ends_early);
+        else if (non_finite) msg.then(Str::io_json_non_finite);
         else if (sniff(text) == "toml")
-            msg += tr(Str::io_looks_like_toml);
+            msg.then(Str::io_looks_like_toml);
         r.errors.push_back({"file", msg});
         return;
     }
     if (!doc.is_object()) {
-        r.errors.push_back({"file", trf(Str::io_json_not_object, kind_phrase(from_json(doc)))});
+        r.errors.push_back({"file", Msg(Str::io_json_not_object, kind_phrase(from_json(doc)))});
         return;
     }
     std::vector<Entry> entries;
     for (auto it = doc.begin(); it != doc.end(); ++it) entries.push_back({it.key(), from_json(it.value())});
-    Applier(r).apply(entries, "");
+    apply_entries(entries, "", r);
 }
 
 // ---------------------------------------------------------------- TOML
@@ -545,32 +510,20 @@ FileValue from_toml(const toml::node& n) {
 std::string ascii_only(const std::string& text) {
     std::string out;
     out.reserve(text.size());
-    for (size_t k = 0; k < text.size();) {
-        const unsigned char ch = static_cast<unsigned char>(text[k]);
-        if (ch < 0x80) {
-            out += static_cast<char>(ch);
-            ++k;
-            continue;
-        }
-        const size_t len = (ch & 0xE0) == 0xC0 ? 2 : (ch & 0xF0) == 0xE0 ? 3 : 4;
-        out += '?';
-        k += len;
-    }
+    utf8::for_each(text, [&](unsigned cp, const std::string&) { out += cp < 0x80 ? static_cast<char>(cp) : '?'; });
     return out;
 }
 
 // The original character (UTF-8) at a 1-based line/column of the text.
 std::string char_at(const std::string& text, size_t line, size_t column) {
     size_t l = 1, c = 1;
-    for (size_t k = 0; k < text.size();) {
-        const unsigned char ch = static_cast<unsigned char>(text[k]);
-        const size_t len = ch < 0x80 ? 1 : (ch & 0xE0) == 0xC0 ? 2 : (ch & 0xF0) == 0xE0 ? 3 : 4;
-        if (l == line && c == column) return text.substr(k, len);
-        if (ch == '\n') ++l, c = 1;
+    std::string found;
+    utf8::for_each(text, [&](unsigned cp, const std::string& ch) {
+        if (l == line && c == column && found.empty()) found = ch;
+        if (cp == '\n') ++l, c = 1;
         else ++c;
-        k += len;
-    }
-    return "";
+    });
+    return found;
 }
 
 void parse_toml(const std::string& original, ConfigFileResult& r) {
@@ -581,12 +534,12 @@ void parse_toml(const std::string& original, ConfigFileResult& r) {
         const size_t line = e.source().begin.line, column = e.source().begin.column;
         const std::string ch = char_at(original, line, column);
         const bool non_ascii = !ch.empty() && static_cast<unsigned char>(ch[0]) >= 0x80;
-        std::string msg = trf(Str::io_toml_invalid, trf(Str::io_where, line, column),
-                              non_ascii ? trf(Str::io_toml_non_ascii, ch) : std::string(e.description()));
+        Msg msg(Str::io_toml_invalid, Msg(Str::io_where, line, column),
+                non_ascii ? Msg(Str::io_toml_non_ascii, ch) : Msg::literal(std::string(e.description())));
         if (std::string(e.description()).find("end-of-file") != std::string::npos)
-            msg += tr(Str::io_ends_early);
+            msg.then(Str::io_ends_early);
         else if (sniff(text) == "json")
-            msg += tr(Str::io_looks_like_json);
+            msg.then(Str::io_looks_like_json);
         r.errors.push_back({"file", msg});
         return;
     }
@@ -599,19 +552,19 @@ void parse_toml(const std::string& original, ConfigFileResult& r) {
         else top_keys.push_back(std::string(k.str()));
     }
     if (!attention || !attention->is_table()) {
-        std::string msg = attention ? trf(Str::io_attention_not_table, render(from_toml(*attention))) : tr(Str::io_no_attention);
+        Msg msg = attention ? Msg(Str::io_attention_not_table, render(from_toml(*attention))) : Msg(Str::io_no_attention);
         if (!attention && !tables.empty()) {
             std::string found;
             for (size_t k = 0; k < tables.size(); ++k) found += (k ? ", [" : "[") + tables[k] + "]";
-            msg += trf(Str::io_tables_found, found);
+            msg.then(Msg(Str::io_tables_found, found));
         }
-        if (!top_keys.empty()) msg += trf(Str::io_move_top_keys, top_keys[0] + (top_keys.size() > 1 ? ", ..." : ""));
+        if (!top_keys.empty()) msg.then(Msg(Str::io_move_top_keys, top_keys[0] + (top_keys.size() > 1 ? ", ..." : "")));
         r.errors.push_back({"attention", msg});
         return;
     }
     std::vector<Entry> entries;
     for (auto&& [k, node] : *attention->as_table()) entries.push_back({std::string(k.str()), from_toml(node)});
-    Applier(r).apply(entries, "attention.");
+    apply_entries(entries, "attention.", r);
     for (const std::string& k : top_keys) r.ignored.push_back(k);
     for (const std::string& t : tables) r.ignored.push_back(t + ".*");
 }
@@ -630,15 +583,15 @@ ConfigFileResult parse_config_file_unvalidated(const std::string& text_in, const
     else if (ends_with(hint, ".toml") || hint == "toml") r.format = "toml";
     else r.format = sniff(text);
 
-    const size_t bad = first_non_text_byte(text);
+    const size_t bad = utf8::first_non_text_byte(text);
     if (bad != std::string::npos) {
         char byte[8];
         std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
-        r.errors.push_back({"file", trf(Str::io_binary, r.format == "json" ? "JSON" : "TOML", byte, where(text, bad), bad)});
+        r.errors.push_back({"file", Msg(Str::io_binary, r.format == "json" ? "JSON" : "TOML", byte, where(text, bad), bad)});
         return r;
     }
     if (blank(text)) {
-        r.errors.push_back({"file", tr(r.format == "json" ? Str::io_empty_json : Str::io_empty_toml)});
+        r.errors.push_back({"file", r.format == "json" ? Str::io_empty_json : Str::io_empty_toml});
         return r;
     }
     if (r.format == "json") parse_json(text, r);

@@ -26,13 +26,14 @@ struct ConfigFileResult {
 // format_hint: a file name (".json" / ".toml" decide), "json" / "toml", or "" to sniff
 // the text ('{' first: JSON, otherwise TOML).
 //
-// Keys (JSON top level, or TOML [attention]): d_model; h = num_heads = n_heads = heads
-// (two spellings with different values are an error naming both); d_k, d_v (checked
-// against d_model / h; without h, h = d_model / d_k); seq_len; kv_len; batch_size =
-// batch; seed; mask ("none" | "causal" | "padding" | "custom"); mask_fill ("-inf" |
-// "-1e9"); padding_lengths [L1, L2, ...]; custom_mask (rows of 0/1, or "1100" strings);
-// scale, pe, bias, cross (true/false) — the keys of config_json(), so a manifest's
-// config reads back. Whole numbers may be written 512 or 512.0; "512", 512.5, true,
+// Keys (JSON top level, or TOML [attention]) are the rows of core/config_keys.h with
+// their file spellings: d_model; h = num_heads = n_heads = heads (two spellings with
+// different values are an error naming both); d_k, d_v (checked against d_model / h;
+// without h, h = d_model / d_k); seq_len; kv_len; batch_size = batch; seed; mask ("none"
+// | "causal" | "padding" | "custom"); mask_fill ("-inf" | "-1e9"); padding_lengths [L1,
+// L2, ...]; custom_mask (rows of 0/1, or "1100" strings, checked against L_q x L_kv once
+// every key is read); scale, pe, bias, cross (true/false) — the keys of config_json(), so
+// a manifest's config reads back. Whole numbers may be written 512 or 512.0; "512", 512.5, true,
 // null, [512] are errors naming the key. Unknown keys go to `ignored` ("d_ff",
 // "attention.d_ff", "api.*" for a whole TOML table). Empty, binary, truncated or
 // malformed text is one error with param "file" saying the format and where (line,

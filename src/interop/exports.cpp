@@ -6,8 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/dump.h"
-#include "core/json_writer.h"
+#include "json_export.h"
 
 namespace lab {
 
@@ -28,22 +27,13 @@ void append_float(std::string& out, float v, const char* nan, const char* pos_in
 }
 
 // Nested JSON arrays for dims [axis, rank) starting at flat offset `at`.
-void nested(std::string& out, const Tensor& t, size_t axis, size_t at, size_t stride) {
+Json nested(const Tensor& t, size_t axis, size_t at, size_t stride) {
     const int n = t.shape[axis];
-    out += '[';
-    if (axis + 1 == t.shape.size()) {
-        for (int k = 0; k < n; ++k) {
-            if (k) out += ',';
-            append_float(out, t.data[at + k], "null", "null", "null");
-        }
-    } else {
-        const size_t inner = stride / static_cast<size_t>(n);
-        for (int k = 0; k < n; ++k) {
-            if (k) out += ',';
-            nested(out, t, axis + 1, at + k * inner, inner);
-        }
-    }
-    out += ']';
+    Json out = Json::array();
+    const size_t inner = stride / static_cast<size_t>(n);
+    for (int k = 0; k < n; ++k)
+        out.push_back(axis + 1 == t.shape.size() ? json_number(t.data[at + k]) : nested(t, axis + 1, at + k * inner, inner));
+    return out;
 }
 
 }  // namespace
@@ -76,29 +66,28 @@ std::string tensor_csv(const Tensor& t) {
     return out;
 }
 
-std::string tensor_json(const Tensor& t) {
-    JsonWriter w;
-    w.begin_object().key("name").value(t.name).key("shape").values(t.shape).key("dims").values(t.dims).key("data");
-    std::string data;
-    data.reserve(t.data.size() * 14 + 16);
-    if (t.shape.empty()) append_float(data, t.data.empty() ? 0.0f : t.data[0], "null", "null", "null");
-    else if (t.data.empty()) data = "[]";
-    else nested(data, t, 0, 0, t.data.size());
-    w.raw(data).end_object();
-    return w.str();
+namespace {
+
+Json tensor_json_value(const Tensor& t) {
+    Json data;
+    if (t.shape.empty()) data = json_number(t.data.empty() ? 0.0f : t.data[0]);
+    else if (t.data.empty()) data = Json::array();
+    else data = nested(t, 0, 0, t.data.size());
+    return {{"name", t.name}, {"shape", t.shape}, {"dims", t.dims}, {"data", data}};
 }
 
-std::string trace_json(const Trace& trace) {
-    JsonWriter w;
-    w.begin_object().key("config");
-    write_config(w, trace.config);
-    w.key("stages");
-    write_stages(w, trace);
-    w.key("fully_masked_rows").value(trace.fully_masked_rows);
-    w.key("tensors").begin_array();
-    for (const Tensor& t : trace.tensors) w.raw(tensor_json(t));
-    w.end_array().end_object();
-    return w.str();
+}  // namespace
+
+std::string tensor_json(const Tensor& t) { return json_text(tensor_json_value(t)); }
+
+std::string trace_json(const Trace& trace, Lang lang) {
+    Json tensors = Json::array();
+    for (const Tensor& t : trace.tensors) tensors.push_back(tensor_json_value(t));
+    const Json out = {{"config", config_json_value(trace.config)},
+                      {"stages", stages_json(trace, lang)},
+                      {"fully_masked_rows", trace.fully_masked_rows},
+                      {"tensors", tensors}};
+    return json_text(out);
 }
 
 std::string export_file_name(const AttentionConfig& c, const std::string& what, const std::string& ext) {

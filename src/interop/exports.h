@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "core/i18n.h"
 #include "core/trace.h"
 
 namespace lab {
@@ -13,19 +14,20 @@ namespace lab {
 std::string tensor_csv(const Tensor& t);
 // {"name", "shape", "dims", "data": nested arrays}; NaN and -inf as null.
 std::string tensor_json(const Tensor& t);
-// {"config", "stages", "tensors": [tensor_json...]}.
-std::string trace_json(const Trace& trace);
+// {"config", "stages", "fully_masked_rows", "tensors": [tensor_json...]}; stage titles,
+// shape steps and checks in `lang`.
+std::string trace_json(const Trace& trace, Lang lang);
 // "attn_d512_h8_L10_B2_causal_s42_weights.csv": stage/tensor and configuration in the name.
 std::string export_file_name(const AttentionConfig& c, const std::string& what, const std::string& ext);
 
-// A standalone .py: embeds the exact inputs and weights, runs
-// torch.nn.functional.multi_head_attention_forward (explicit steps when scaling is
-// off), prints the shapes the way the tutorials do, and asserts torch.allclose
-// against the lab's weights and output. Exit 0 when PyTorch agrees.
+// A standalone .py from the template interop/pytorch_script.py: embeds the exact inputs
+// and weights, runs torch.nn.functional.multi_head_attention_forward (explicit steps when
+// scaling is off), prints the shapes the way the tutorials do, and asserts
+// torch.allclose against the lab's weights and output. Exit 0 when PyTorch agrees.
 std::string pytorch_script(const Trace& trace);
 
-// Plain text for pasting into a chat: formula, shapes, a few rows of values for
-// (batch item, head), invariant results.
-std::string stage_prompt_text(const Trace& trace, int stage, int batch_item, int head);
+// Plain text for pasting into a chat, in `lang`: formula, shapes, a few rows of values
+// for (batch item, head), invariant results.
+std::string stage_prompt_text(const Trace& trace, int stage, int batch_item, int head, Lang lang);
 
 }  // namespace lab

@@ -1,15 +1,17 @@
 // pytorch_script.cpp — Attention Lab interop: a standalone PyTorch script that
 // reproduces a trace from the lab's own numbers and checks the result.
 //
-// The script embeds query_in / key_value_in (what enters W^Q, W^K, W^V), the four
-// weights and biases, the keep mask's recipe and the lab's weights and output, all as
-// literal lists printed with %.9g (float32 round-trips exactly). With scaling on it runs
-// torch.nn.functional.multi_head_attention_forward; with scaling off (MHA always
-// divides by sqrt(d_k)) it writes the explicit steps instead.
+// The script is the Python template interop/pytorch_script.py (compiled in at build
+// time, like the shaders), filled in here: the configuration, the flags its "#@if"
+// lines test, and the numbers — query_in / key_value_in (what enters W^Q, W^K, W^V),
+// the four weights and biases, the keep mask's recipe and the lab's weights and output,
+// all printed with %.9g (float32 round-trips exactly).
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "exports.h"
+#include "lab_text_templates.h"
 
 namespace lab {
 
@@ -25,189 +27,122 @@ void append_number(std::string& out, float v) {
     }
 }
 
-// name = tensor([...one line per vector of the last axis, wrapped at 8 values...], shape)
-void emit_tensor(std::string& s, const std::string& var, const Tensor& t, const std::string& shape_expr,
-                 const std::string& comment) {
-    s += "# " + comment + "\n";
-    s += var + " = tensor([\n";
-    s.reserve(s.size() + t.data.size() * 16);
+// One line per vector of the last axis, wrapped at 8 values: "    a, b, c,\n".
+std::string values_text(const Tensor& t) {
+    std::string s;
+    s.reserve(t.data.size() * 16);
     const int last = t.shape.empty() ? 1 : t.shape.back();
-    for (size_t r = 0; r * last < t.data.size(); ++r) {
+    for (size_t r = 0; r * last < t.data.size(); ++r)
         for (int k = 0; k < last; ++k) {
             s += k % 8 == 0 ? "    " : " ";
             append_number(s, t.data[r * last + k]);
             s += ',';
             if (k % 8 == 7 || k + 1 == last) s += '\n';
         }
-    }
-    s += "], " + shape_expr + ")\n\n";
+    return s;
 }
 
-std::string on_off(bool b) { return b ? "on" : "off"; }
+std::string keep_rows_text(const AttentionConfig& c) {
+    std::string s;
+    for (int i = 0; i < c.L_q(); ++i) {
+        s += "    [";
+        for (int j = 0; j < c.L_kv(); ++j)
+            s += (j ? ", " : "") + std::to_string(static_cast<int>(c.custom_keep[static_cast<size_t>(i) * c.L_kv() + j]));
+        s += "],\n";
+    }
+    return s;
+}
+
+// The template's "#@if" flags for this configuration.
+bool flag(const AttentionConfig& c, const std::string& name) {
+    const bool inf = c.mask_fill == MaskFill::NegInf, none = c.mask == MaskKind::None;
+    const bool padding = c.mask == MaskKind::Padding, shared = c.mask == MaskKind::Causal || c.mask == MaskKind::Custom;
+    if (name == "scale") return c.scale;
+    if (name == "pe") return c.pe;
+    if (name == "bias") return c.bias;
+    if (name == "cross") return c.cross;
+    if (name == "mask_none") return none;
+    if (name == "mask_causal") return c.mask == MaskKind::Causal;
+    if (name == "mask_padding") return padding;
+    if (name == "mask_custom") return c.mask == MaskKind::Custom;
+    if (name == "mask_shared") return shared;          // one (L_q, L_kv) mask for every item
+    if (name == "inf_padding") return inf && padding;  // MHA's key_padding_mask
+    if (name == "inf_shared") return inf && shared;    // MHA's boolean attn_mask
+    if (name == "masked_1e9") return !inf && !none;    // MHA's float attn_mask
+    return false;
+}
+
+// The value of a {{name}} for this trace.
+std::string value(const Trace& tr, const std::string& name) {
+    const AttentionConfig& c = tr.config;
+    TensorId id;
+    if (name.compare(0, 7, "values:") == 0 && tensor_id(name.substr(7), &id)) return values_text(tr[id]);
+    if (name == "keep_rows") return keep_rows_text(c);
+    if (name == "lengths") {
+        std::string s;
+        for (size_t b = 0; b < c.padding_lengths.size(); ++b) s += (b ? ", " : "") + std::to_string(c.padding_lengths[b]);
+        return s;
+    }
+    const std::pair<const char*, std::string> simple[] = {
+        {"B", std::to_string(c.batch)},  {"L_q", std::to_string(c.L_q())},    {"L_kv", std::to_string(c.L_kv())},
+        {"h", std::to_string(c.heads)},  {"d_model", std::to_string(c.d_model)}, {"d_k", std::to_string(c.d_k())},
+        {"seed", std::to_string(c.seed)}, {"mask", mask_kind_name(c.mask)},   {"fill", mask_fill_name(c.mask_fill)},
+        {"scale", c.scale ? "on" : "off"}, {"pe", c.pe ? "on" : "off"},       {"bias", c.bias ? "on" : "off"},
+    };
+    for (const auto& [key, text] : simple)
+        if (name == key) return text;
+    return "{{" + name + "}}";
+}
+
+// Substitutes every {{name}} of one line.
+std::string substitute(const std::string& line, const std::function<std::string(const std::string&)>& value_of) {
+    std::string out;
+    size_t at = 0;
+    for (size_t open; (open = line.find("{{", at)) != std::string::npos;) {
+        const size_t close = line.find("}}", open);
+        if (close == std::string::npos) break;
+        out += line.substr(at, open - at) + value_of(line.substr(open + 2, close - open - 2));
+        at = close + 2;
+    }
+    return out + line.substr(at);
+}
+
+// Fills a text template: "#@if NAME" / "#@else" / "#@end" lines keep or drop what they
+// enclose (nested), other "#@" lines are the template's own comments, {{name}} becomes
+// value_of(name).
+std::string fill_template(const char* text, const std::function<bool(const std::string&)>& flag_of,
+                          const std::function<std::string(const std::string&)>& value_of) {
+    std::string out;
+    std::vector<std::pair<bool, bool>> open;  // per #@if: (its branch is kept, the enclosing one is)
+    bool keep = true;
+    const std::string all = text;
+    for (size_t start = 0; start < all.size();) {
+        size_t end = all.find('\n', start);
+        if (end == std::string::npos) end = all.size();
+        const std::string line = all.substr(start, end - start);
+        start = end + 1;
+        if (line.compare(0, 5, "#@if ") == 0) {
+            open.push_back({flag_of(line.substr(5)), keep});
+            keep = keep && open.back().first;
+        } else if (line == "#@else" && !open.empty()) {
+            open.back().first = !open.back().first;
+            keep = open.back().second && open.back().first;
+        } else if (line == "#@end" && !open.empty()) {
+            keep = open.back().second;
+            open.pop_back();
+        } else if (line.compare(0, 2, "#@") != 0 && keep) {
+            out += substitute(line, value_of) + "\n";
+        }
+    }
+    return out;
+}
 
 }  // namespace
 
 std::string pytorch_script(const Trace& trace) {
-    const AttentionConfig& c = trace.config;
-    const int B = c.batch, Lq = c.L_q(), Lkv = c.L_kv(), d = c.d_model, h = c.heads;
-    const bool neg_inf = c.mask_fill == MaskFill::NegInf;
-    std::string s;
-    s += "#!/usr/bin/env python3\n";
-    s += "# Attention Lab -> PyTorch: a standalone check of one multi-head attention trace.\n";
-    s += "#\n";
-    s += "# Generated by Attention Lab (`attnlab export-script`). It embeds the exact numbers the lab\n";
-    s += "# used -- the inputs that enter W^Q, W^K, W^V (x + positional encoding) and the projection\n";
-    s += "# weights and biases -- recomputes multi-head attention with PyTorch, prints the shapes the\n";
-    s += "# way the tutorials do, and compares the per-head attention weights and the output with the\n";
-    s += "# lab's (torch.allclose, atol = rtol = 1e-5, NaN where the lab has NaN).\n";
-    if (c.scale)
-        s += "# PyTorch side: torch.nn.functional.multi_head_attention_forward (per-head weights).\n";
-    else
-        s += "# PyTorch side: the explicit steps, because scaling is off here and PyTorch's\n"
-             "# multi_head_attention_forward always divides the scores by sqrt(d_k).\n";
-    s += "# Exit status: 0 when PyTorch agrees with the lab, 1 otherwise. Needs only torch.\n";
-    s += "#\n";
-    s += "# Configuration (Vaswani et al. 2017, section 3.2):\n";
-    s += "#   d_model=" + std::to_string(d) + "  h=" + std::to_string(h) + "  d_k=d_v=" + std::to_string(c.d_k()) +
-         "  B=" + std::to_string(B) + "  L_q=" + std::to_string(Lq) + "  L_kv=" + std::to_string(Lkv) +
-         "  seed=" + std::to_string(c.seed) + "\n";
-    s += "#   mask=" + std::string(mask_kind_name(c.mask)) + "  fill=" + mask_fill_name(c.mask_fill) +
-         "  scale=" + on_off(c.scale) + "  pe=" + on_off(c.pe) + "  bias=" + on_off(c.bias) + "  " +
-         (c.cross ? "cross-attention (queries from x, keys and values from the encoder memory)" : "self-attention") + "\n";
-    s += "# Conventions: weights are stored (d_in, d_out) as in the lab, so Q = query_in @ w_q + b_q;\n";
-    s += "# torch's Linear layout (d_out, d_in) is their transpose, w_q.T.\n\n";
-    s += "import sys\n\nimport torch\nimport torch.nn.functional as F\n\n";
-    s += "nan, inf = float(\"nan\"), float(\"inf\")\n\n\n";
-    s += "def tensor(values, *shape):\n";
-    s += "    \"\"\"float32 tensor from the lab's numbers (9 significant digits: exact for float32).\"\"\"\n";
-    s += "    return torch.tensor(values, dtype=torch.float32).reshape(*shape)\n\n\n";
-    s += "def max_abs_diff(a, b):\n";
-    s += "    \"\"\"Largest |a - b| over the entries finite in both (NaN positions are compared by allclose).\"\"\"\n";
-    s += "    both = torch.isfinite(a) & torch.isfinite(b)\n";
-    s += "    return (a[both] - b[both]).abs().max().item() if bool(both.any()) else 0.0\n\n\n";
-    s += "B, L_q, L_kv, d_model, h = " + std::to_string(B) + ", " + std::to_string(Lq) + ", " + std::to_string(Lkv) +
-         ", " + std::to_string(d) + ", " + std::to_string(h) + "\n";
-    s += "d_k = d_v = d_model // h\n\n";
-
-    // ---- inputs and parameters
-    const Tensor* query_in = trace.find("query_in");
-    const Tensor* kv_in = trace.find("key_value_in");
-    emit_tensor(s, "query_in", *query_in, "B, L_q, d_model",
-                std::string(c.pe ? "x + PE" : "x (positional encoding off)") + ": what enters W^Q, (B, L_q, d_model)");
-    if (c.cross) emit_tensor(s, "key_value_in", *kv_in, "B, L_kv, d_model",
-                             std::string(c.pe ? "memory + PE" : "memory") + ": the encoder output that enters W^K and W^V, (B, L_kv, d_model)");
-    else s += "key_value_in = query_in  # self-attention: keys and values come from the same sequence\n\n";
-    for (const char* name : {"w_q", "w_k", "w_v", "w_o"})
-        emit_tensor(s, name, *trace.find(name), "d_model, d_model", std::string(name) + ": (d_in, d_out)");
-    for (const char* name : {"b_q", "b_k", "b_v", "b_o"}) {
-        if (c.bias) emit_tensor(s, name, *trace.find(name), "d_model", std::string(name) + ": (d_model)");
-        else s += std::string(name) + " = torch.zeros(d_model)  # bias off\n";
-    }
-    if (!c.bias) s += "\n";
-
-    // ---- the keep mask (1 keep, 0 masked), as the lab builds it
-    switch (c.mask) {
-        case MaskKind::None:
-            s += "# mask: none, every query sees every key\nkeep = torch.ones(L_q, L_kv)\n\n";
-            break;
-        case MaskKind::Causal:
-            s += "# mask: causal, query i sees keys j <= i (1 keep, 0 masked)\nkeep = torch.tril(torch.ones(L_q, L_kv))\n\n";
-            break;
-        case MaskKind::Padding: {
-            s += "# mask: padding, item b sees its first lengths[b] keys (1 keep, 0 masked), (B, L_q, L_kv)\nlengths = torch.tensor([";
-            for (size_t b = 0; b < c.padding_lengths.size(); ++b) s += (b ? ", " : "") + std::to_string(c.padding_lengths[b]);
-            s += "])\nkeep = (torch.arange(L_kv)[None, None, :] < lengths[:, None, None]).float().expand(B, L_q, L_kv)\n\n";
-            break;
-        }
-        case MaskKind::Custom: {
-            s += "# mask: custom keep matrix (1 keep, 0 masked), (L_q, L_kv)\nkeep = torch.tensor([\n";
-            for (int i = 0; i < Lq; ++i) {
-                s += "    [";
-                for (int j = 0; j < Lkv; ++j)
-                    s += (j ? ", " : "") + std::to_string(static_cast<int>(c.custom_keep[static_cast<size_t>(i) * Lkv + j]));
-                s += "],\n";
-            }
-            s += "], dtype=torch.float32)\n\n";
-            break;
-        }
-    }
-
-    emit_tensor(s, "lab_weights", *trace.find("weights"), "B, h, L_q, L_kv", "the lab's attention weights, (B, h, L_q, L_kv)");
-    emit_tensor(s, "lab_output", *trace.find("output"), "B, L_q, d_model", "the lab's output, (B, L_q, d_model)");
-
-    // ---- the tutorial's steps, for the shapes
-    s += "torch.set_grad_enabled(False)\n\n";
-    s += "# ---- 1. the steps as the tutorials write them, printing each shape\n";
-    s += "print(\"query_in:\", query_in.shape, \"  # (B, L_q, d_model)\")\n";
-    s += "print(\"key_value_in:\", key_value_in.shape, \"  # (B, L_kv, d_model)\")\n";
-    s += "q = query_in @ w_q + b_q\nk = key_value_in @ w_k + b_k\nv = key_value_in @ w_v + b_v\n";
-    s += "print(\"q:\", q.shape, \"  # (B, L_q, d_model)\")\n";
-    s += "print(\"k:\", k.shape, \"  # (B, L_kv, d_model)\")\n";
-    s += "print(\"v:\", v.shape, \"  # (B, L_kv, d_model)\")\n";
-    s += "q_heads = q.view(B, L_q, h, d_k).transpose(1, 2)\n";
-    s += "k_heads = k.view(B, L_kv, h, d_k).transpose(1, 2)\n";
-    s += "v_heads = v.view(B, L_kv, h, d_v).transpose(1, 2)\n";
-    s += "print(\"q_heads:\", q_heads.shape, \"  # (B, h, L_q, d_k)\")\n";
-    s += "print(\"k_heads:\", k_heads.shape, \"  # (B, h, L_kv, d_k)\")\n";
-    s += "print(\"v_heads:\", v_heads.shape, \"  # (B, h, L_kv, d_v)\")\n";
-    s += "scores = q_heads @ k_heads.transpose(-2, -1)\n";
-    s += "print(\"scores:\", scores.shape, \"  # (B, h, L_q, L_kv)\")\n\n";
-
-    const std::string fill = neg_inf ? "-inf" : "-1e9";
-    if (c.scale) {
-        s += "# ---- 2. PyTorch's own multi-head attention on the same numbers\n";
-        s += "# MHA is sequence-first, (L, B, d_model), and takes Linear-layout weights (d_out, d_in) = w.T.\n";
-        if (c.mask == MaskKind::None) s += "attn_mask = key_padding_mask = None  # no mask\n";
-        else {
-            s += std::string(neg_inf && c.mask == MaskKind::Padding ? "attn_mask" : "key_padding_mask") + " = None\n";
-            if (!neg_inf) {
-                s += "# fill -1e9: a float mask added to the scores, one (L_q, L_kv) block per (item, head)\n";
-                s += "attn_mask = torch.zeros(B, L_q, L_kv).masked_fill(keep.expand(B, L_q, L_kv) == 0, -1e9)"
-                     ".repeat_interleave(h, dim=0)  # (B*h, L_q, L_kv)\n";
-            } else if (c.mask == MaskKind::Padding) {
-                s += "key_padding_mask = torch.arange(L_kv)[None, :] >= lengths[:, None]  # (B, L_kv) bool, True = padding key\n";
-            } else {
-                s += "attn_mask = keep == 0  # (L_q, L_kv) bool, True = masked (-inf)\n";
-            }
-        }
-        s += "output, weights = F.multi_head_attention_forward(\n";
-        s += "    query_in.transpose(0, 1), key_value_in.transpose(0, 1), key_value_in.transpose(0, 1),\n";
-        s += "    embed_dim_to_check=d_model, num_heads=h,\n";
-        s += "    in_proj_weight=None, in_proj_bias=torch.cat([b_q, b_k, b_v]),\n";
-        s += "    bias_k=None, bias_v=None, add_zero_attn=False, dropout_p=0.0,\n";
-        s += "    out_proj_weight=w_o.T, out_proj_bias=b_o, training=False,\n";
-        s += "    key_padding_mask=key_padding_mask, need_weights=True, attn_mask=attn_mask,\n";
-        s += "    use_separate_proj_weight=True, q_proj_weight=w_q.T, k_proj_weight=w_k.T, v_proj_weight=w_v.T,\n";
-        s += "    average_attn_weights=False)\n";
-        s += "output = output.transpose(0, 1)  # back to (B, L_q, d_model)\n";
-        s += "print(\"weights:\", weights.shape, \"  # (B, h, L_q, L_kv), per head\")\n";
-        s += "print(\"output:\", output.shape, \"  # (B, L_q, d_model)\")\n\n";
-    } else {
-        s += "# ---- 2. the remaining steps written out (scaling is off: no / math.sqrt(d_k))\n";
-        if (c.mask == MaskKind::None) s += "masked = scores  # no mask\n";
-        else if (c.mask == MaskKind::Padding) s += "masked = scores.masked_fill(keep[:, None] == 0, " + fill + ")  # keep (B, 1, L_q, L_kv) broadcasts over heads\n";
-        else s += "masked = scores.masked_fill(keep == 0, " + fill + ")  # keep (L_q, L_kv) broadcasts over B and h\n";
-        s += "weights = masked.softmax(dim=-1)\n";
-        s += "print(\"weights:\", weights.shape, \"  # (B, h, L_q, L_kv)\")\n";
-        s += "context = weights @ v_heads\n";
-        s += "print(\"context:\", context.shape, \"  # (B, h, L_q, d_v)\")\n";
-        s += "concat = context.transpose(1, 2).contiguous().view(B, L_q, h * d_v)\n";
-        s += "print(\"concat:\", concat.shape, \"  # (B, L_q, h*d_v)\")\n";
-        s += "output = concat @ w_o + b_o\n";
-        s += "print(\"output:\", output.shape, \"  # (B, L_q, d_model)\")\n\n";
-    }
-
-    s += "# ---- 3. compare with the lab\n";
-    s += "ok_weights = torch.allclose(weights, lab_weights, atol=1e-5, rtol=1e-5, equal_nan=True)\n";
-    s += "ok_output = torch.allclose(output, lab_output, atol=1e-5, rtol=1e-5, equal_nan=True)\n";
-    s += "diff_weights, diff_output = max_abs_diff(weights, lab_weights), max_abs_diff(output, lab_output)\n";
-    s += "if ok_weights and ok_output:\n";
-    s += "    print(\"PyTorch agrees with Attention Lab: max |diff| weights=%.3g, output=%.3g\" % (diff_weights, diff_output))\n";
-    s += "    sys.exit(0)\n";
-    s += "print(\"PyTorch DISAGREES with Attention Lab: weights %s (max |diff| %.3g), output %s (max |diff| %.3g)\"\n";
-    s += "      % (\"ok\" if ok_weights else \"MISMATCH\", diff_weights, \"ok\" if ok_output else \"MISMATCH\", diff_output))\n";
-    s += "sys.exit(1)\n";
-    return s;
+    return fill_template(
+        kText_pytorch_script, [&](const std::string& name) { return flag(trace.config, name); },
+        [&](const std::string& name) { return value(trace, name); });
 }
 
 }  // namespace lab

@@ -60,8 +60,8 @@ std::vector<ConfigError> validate_train_config(const TrainConfig& c) {
     std::vector<ConfigError> errors;
     auto range = [&](const char* param, double v, double lo, double hi) {
         if (!(v >= lo && v <= hi))  // also catches NaN
-            errors.push_back({param, std::string(param) + " must be in [" + format_number(lo) + ", " +
-                                         format_number(hi) + "], got " + format_number(v)});
+            errors.push_back({param, Msg::literal(std::string(param) + " must be in [" + format_number(lo) + ", " +
+                                         format_number(hi) + "], got " + format_number(v))});
     };
     range("layers", c.layers, 1, 6);
     range("d_model", c.d_model, 1, 256);
@@ -71,14 +71,14 @@ std::vector<ConfigError> validate_train_config(const TrainConfig& c) {
     range("length", c.length, 2, 64);
     range("gap", c.gap, 0, 64);
     if (c.gap > 0 && c.task != TaskKind::Induction)
-        errors.push_back({"gap", "gap applies to the induction task only (got gap=" + std::to_string(c.gap) + ")"});
+        errors.push_back({"gap", Msg::literal("gap applies to the induction task only (got gap=" + std::to_string(c.gap) + ")")});
     range("batch", c.batch, 1, 1024);
     range("steps", c.steps, 1, 1000000);
     range("eval_every", c.eval_every, 1, 1000000);
     range("eval_size", c.eval_size, 1, 4096);
     range("target_exact", c.target_exact, 0, 1);
     if (!(c.label_smoothing >= 0 && c.label_smoothing < 1))
-        errors.push_back({"label_smoothing", "label_smoothing must be in [0, 1), got " + format_number(c.label_smoothing)});
+        errors.push_back({"label_smoothing", Msg::literal("label_smoothing must be in [0, 1), got " + format_number(c.label_smoothing))});
     if (c.lr.schedule == LrSchedule::Const) range("lr", c.lr.rate, 1e-8, 1);
     else {
         range("lr", c.lr.factor, 1e-6, 1000);
@@ -88,25 +88,25 @@ std::vector<ConfigError> validate_train_config(const TrainConfig& c) {
     if (c.d_model % c.heads != 0) {
         std::string valid;
         for (int h : valid_heads(c.d_model)) valid += (valid.empty() ? "" : ", ") + std::to_string(h);
-        errors.push_back({"heads", "d_model=" + std::to_string(c.d_model) + " is not divisible by heads=" +
-                                       std::to_string(c.heads) + " (valid heads: " + valid + ")"});
+        errors.push_back({"heads", Msg::literal("d_model=" + std::to_string(c.d_model) + " is not divisible by heads=" +
+                                       std::to_string(c.heads) + " (valid heads: " + valid + ")")});
     }
     if (c.task == TaskKind::Induction && c.vocab < c.length)
-        errors.push_back({"vocab", "induction draws length=" + std::to_string(c.length) + " distinct symbols: vocab=" +
-                                       std::to_string(c.vocab) + " must be at least length"});
+        errors.push_back({"vocab", Msg::literal("induction draws length=" + std::to_string(c.length) + " distinct symbols: vocab=" +
+                                       std::to_string(c.vocab) + " must be at least length")});
     // Held-out sequences must be distinct and leave most sequences for training.
     const double needed = 4.0 * c.eval_size;
     if (sequence_space(c.vocab, c.length, needed) < needed)
-        errors.push_back({"eval_size", "vocab=" + std::to_string(c.vocab) + " and length=" + std::to_string(c.length) +
+        errors.push_back({"eval_size", Msg::literal("vocab=" + std::to_string(c.vocab) + " and length=" + std::to_string(c.length) +
                                            " give only " + format_number(sequence_space(c.vocab, c.length, needed)) +
                                            " distinct sequences; eval_size=" + std::to_string(c.eval_size) +
-                                           " needs at least 4x as many: raise vocab or length, or lower eval_size"});
+                                           " needs at least 4x as many: raise vocab or length, or lower eval_size")});
     const ModelLayout layout = make_layout(model_shape(c));
     const double bytes = 4.0 * 2 * workspace_size(layout, c.batch + (c.eval_size < 256 ? c.eval_size : 256));
     if (bytes > 512.0 * 1024 * 1024)
-        errors.push_back({"batch", "the activations of batch=" + std::to_string(c.batch) + " need " +
+        errors.push_back({"batch", Msg::literal("the activations of batch=" + std::to_string(c.batch) + " need " +
                                        format_number(std::round(bytes / (1024 * 1024))) +
-                                       " MiB (limit 512 MiB): lower batch, length or d_model"});
+                                       " MiB (limit 512 MiB): lower batch, length or d_model")});
     return errors;
 }
 
