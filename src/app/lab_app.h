@@ -16,6 +16,7 @@
 #include "core/trace.h"
 #include "experiments.h"
 #include "heatmap.h"
+#include "training_session.h"
 #include "ui_text.h"
 
 namespace lab {
@@ -110,6 +111,7 @@ struct LabApp {
     Lang text_lang = Lang::En;         // the language texts are drawn in: lang once its font is there
     LabFonts fonts;
     std::vector<Msg> glyph_notes;      // token characters no font holds (drawn as U+FFFD)
+    TrainingSession training;          // the model trained or opened in the Train view
 };
 
 // Texts in the language the interface shows (app.text_lang).
