@@ -17,17 +17,25 @@ void heading(const char* text) {
     ImGui::TextDisabled("%s", text);
 }
 
-// A green or red dot, then the label and its numbers.
-void badge(const LabApp& app, const InvariantCheck& ch) {
+// A dot in the verdict's colour (a ring for a fact), the label and its numbers. Only a
+// pass is green; NaN from fully-masked rows is amber with its explanation.
+void badge(LabApp& app, const InvariantCheck& ch) {
+    static const ImU32 colour[] = {IM_COL32(90, 200, 120, 255), IM_COL32(240, 90, 80, 255), IM_COL32(240, 180, 60, 255),
+                                   IM_COL32(150, 155, 165, 255)};  // in Verdict's order
+    static const UiStr prefix[] = {UiStr::ui_explain_fails, UiStr::ui_explain_nan, UiStr::ui_explain_fact};  // not a pass
+    const int v = static_cast<int>(ch.verdict);
     const float r = ImGui::GetTextLineHeight() * 0.3f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f), r,
-                                                ch.pass ? IM_COL32(90, 200, 120, 255) : IM_COL32(240, 90, 80, 255));
-    ImGui::Dummy(ImVec2(r * 2.5f, 0));
+    const ImVec2 centre(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f);
+    if (ch.is_check()) ImGui::GetWindowDrawList()->AddCircleFilled(centre, r, colour[v]);
+    else ImGui::GetWindowDrawList()->AddCircle(centre, r * 0.85f, colour[v], 0, 1.5f);
+    ImGui::Dummy(ImVec2(r * 2.5f, ImGui::GetTextLineHeight()));
+    lab_note_rect(app, "badge:" + ch.id);  // the dot: tests read its colour
     ImGui::SameLine();
-    text_wrapped("%s%s", ch.pass ? "" : tr(app, UiStr::ui_explain_fails), say(app, ch.label).c_str());
+    text_wrapped("%s%s", v == 0 ? "" : tr(app, prefix[v - 1]), say(app, ch.label).c_str());
     ImGui::Indent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::PushStyleColor(ImGuiCol_Text, ch.verdict == Verdict::NanMasked ? ImVec4(0.95f, 0.75f, 0.4f, 1)
+                                                                          : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     text_wrapped("%s", say(app, ch.detail).c_str());
     ImGui::PopStyleColor();
     ImGui::Unindent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
