@@ -143,8 +143,12 @@ bool draw_mask(LabApp& app, bool changed) {
     }
     if (mask_changed) {
         c.mask = static_cast<MaskKind>(mask);
-        // Choosing padding starts from lengths that hide something (L, L-2, ...).
-        if (c.mask == MaskKind::Padding) c.padding_lengths = default_padding_lengths(c.batch, c.L_kv());
+        // Choosing padding starts from lengths that hide something (L, L-2, ...), and the view
+        // moves to the item with the most padding, so the effect is on screen at once.
+        if (c.mask == MaskKind::Padding) {
+            c.padding_lengths = default_padding_lengths(c.batch, c.L_kv());
+            app.batch_item = std::max(0, c.batch - 1);
+        }
         changed = true;
     }
     if (changed || c.padding_lengths.size() != static_cast<size_t>(std::max(0, c.batch))) fit_mask_params(c);

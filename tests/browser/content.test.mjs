@@ -2,11 +2,9 @@
 // config file say on screen, with real input (mouse, the real clipboard), in both languages.
 // Screenshots (1280x800, EN and 中文) of the scale stage, padding and the mistakes lab go to
 // the output folder: scale-*.png, padding-*.png, masks-*.png, mistakes-*.png.
-import path from 'node:path';
-
 import { test, assert } from './lib/harness.mjs';
 import {
-  openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, screenshotNotBlank, pickExperiment,
+  openLab, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, screenshotNotBlank, stableRect,
 } from './lib/lab.mjs';
 import { decodePng } from './lib/png.mjs';
 
@@ -97,10 +95,10 @@ test('content: choosing padding with the mouse starts from lengths L, L-2 and ma
     await openLab(t, `#stage=softmax&lang=${lang}`);
     let s = await waitForState(t, zhReady, { timeout: T, message: 'fonts' });
     await clickRect(t, layoutRect(s, 'mask'));
-    s = await waitForState(t, (x) => !!x.layout['mask_option:padding'], { timeout: T, message: 'the mask list opens' });
-    await clickRect(t, layoutRect(s, 'mask_option:padding'));
+    await clickRect(t, await stableRect(t, 'mask_option:padding', { timeout: T }));
     s = await waitForState(t, (x) => x.config.mask === 'padding', { timeout: T, message: 'padding chosen' });
     assert(JSON.stringify(s.config.padding_lengths) === '[4,2]', `lengths ${JSON.stringify(s.config.padding_lengths)}`);
+    assert(s.selection.batch === 1, `the view moves to the padded item: ${JSON.stringify(s.selection)}`);
     const masked = s.stages[5].checks.find((c) => c.id === 'fill_applied');
     assert(/^16 /.test(masked.detail), `2 heads x 4 queries x 2 padded keys of item 1 are masked: ${masked.detail}`);
     assert(s.stages.every((st) => st.checks.every((c) => c.verdict === 'pass' || c.verdict === 'fact')), 'no failing check, no NaN');
@@ -167,6 +165,8 @@ test('content: pasting transformer_base.json with Ctrl+V says what came from the
     await clickRect(t, layoutRect(s, 'config_text'));
     await waitForState(t, (x) => x.fields.editing, { timeout: T, message: 'editing the config box' });
     await t.page.evaluate((text) => navigator.clipboard.writeText(text), json);
+    await t.page.keyboard.press('Control+A');  // the box keeps its text when only the hash changes
+    await waitSettled(t, { timeout: T });
     await t.page.keyboard.press('Control+V');
     s = await waitForState(t, (x) => x.fields.config === json, { timeout: T, message: 'pasted' });
     await clickRect(t, layoutRect(s, 'config_load'));
