@@ -1,7 +1,8 @@
 // Content tests: what the checks, the scale stage, padding, the mistakes lab and a loaded
 // config file say on screen, with real input (mouse, the real clipboard), in both languages.
 // Screenshots (1280x800, EN and 中文) of the scale stage, padding and the mistakes lab go to
-// the output folder: scale-*.png, padding-*.png, masks-*.png, mistakes-*.png.
+// the output folder: scale-*.png, padding-*.png, masks-*.png, mistakes-*.png; glyphs-level2.png
+// shows 摞 and 阱 (GB2312 level 2) typed on the English page.
 import { test, assert } from './lib/harness.mjs';
 import {
   openLab, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, screenshotNotBlank, stableRect,
@@ -30,6 +31,9 @@ test('content: NaN from fully-masked rows is its own badge, amber, never green, 
     const finite = s.stages[9].checks.find((c) => c.id === 'finite');
     assert(finite.verdict === 'nan_masked' && finite.pass === false, `output check: ${JSON.stringify(finite)}`);
     assert(finite.detail.includes('0/0 = NaN'), `the reason: ${finite.detail}`);
+    // h · d_k = d_model and h · d_v = d_model cannot fail after validation: facts, not checks.
+    const verdictOf = (id) => s.stages.flatMap((st) => st.checks).find((c) => c.id === id).verdict;
+    assert(verdictOf('heads_times_dk') === 'fact' && verdictOf('hdv_is_dmodel') === 'fact', 'the products are facts');
     assert(lang === 'en' ? finite.label === 'output has NaN only in rows whose keys are all masked'
       : finite.label.includes('只在所有键都被掩码的行里出现 NaN'), `label: ${finite.label}`);
     await parkMouse(t);
@@ -179,4 +183,20 @@ test('content: pasting transformer_base.json with Ctrl+V says what came from the
     assert(s.config.mask === 'causal', 'the causal mask is still on, and the note says why');
     note(t, `${lang}: ${notes.replace(/\n/g, ' | ')}`);
   }
+});
+
+test('content: 摞 and 阱 (GB2312 level 2) draw from the lazily loaded font, typed with an input method', async (t) => {
+  let s = await openLab(t, '#stage=scores');
+  assert(s.fonts.cjk === 'none', `the English page has not fetched the Chinese font: ${s.fonts.cjk}`);
+  await clickRect(t, layoutRect(s, 'tokens'), { fx: 0.2 });
+  await waitForState(t, (x) => x.fields.editing, { timeout: T, message: 'editing the tokens' });
+  await t.page.keyboard.insertText('一摞书掉进陷阱');
+  await t.page.keyboard.press('Enter');
+  s = await waitForState(t, (x) => x.tokens.length === 7 && x.fonts.cjk === 'ready', { timeout: 30000, message: 'tokens and the font' });
+  assert(s.tokens.join('') === '一摞书掉进陷阱' && s.glyph_notes.length === 0, `tokens ${s.tokens}, notes ${s.glyph_notes}`);
+  assert(s.fonts.cjk_glyphs >= 6763, `glyphs in the atlas: ${s.fonts.cjk_glyphs}`);
+  note(t, `lab_cjk.otf ${s.fonts.cjk_bytes} bytes, ${s.fonts.cjk_glyphs} CJK glyphs, ready after ${s.fonts.cjk_load_ms.toFixed(0)} ms`);
+  await parkMouse(t);
+  await waitSettled(t, { timeout: T });
+  await screenshotNotBlank(t, 'glyphs-level2.png');
 });
