@@ -334,13 +334,19 @@ public:
     void draw(LabApp& app) override {
         if (results_.empty()) return;
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        ImGui::BeginChild("mistake_list", ImVec2(avail.x * 0.3f, avail.y), true);
+        // As wide as the longest title (radio, padding, scrollbar), up to half the panel.
+        float widest = 0;
+        for (const MistakeResult& m : results_) widest = std::max(widest, ImGui::CalcTextSize(say(app, m.title).c_str()).x);
+        const ImGuiStyle& st = ImGui::GetStyle();
+        const float list_w = widest + ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + 2 * st.WindowPadding.x + st.ScrollbarSize;
+        ImGui::BeginChild("mistake_list", ImVec2(std::min(std::max(list_w, avail.x * 0.3f), avail.x * 0.5f), avail.y), true);
         for (size_t i = 0; i < results_.size(); ++i) {
             const MistakeResult& m = results_[i];
             ImGui::RadioButton((say(app, m.title) + "###mistake_" + m.key).c_str(), &selected_, static_cast<int>(i));
             lab_note_rect(app, "mistake:" + m.key);
         }
         ImGui::EndChild();
+        lab_note_rect(app, "mistake_list");  // tests: every title fits inside it
         ImGui::SameLine();
         ImGui::BeginChild("mistake_detail", ImVec2(0, avail.y), true);
         draw_detail(app, results_[selected_]);

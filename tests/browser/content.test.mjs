@@ -149,6 +149,12 @@ test('content: the mistakes lab lists the tutorials\' mistakes with PyTorch\'s t
       assert(by[key].claim.length > 80, `${key} states what really happens: ${by[key].claim}`);
     assert(by.softmax_over_heads.claim.includes('IndexError: Dimension out of range (expected to be in range of [-4, 3], but got 4)'), 'dim=4 text');
     assert(by.inverted_mask.claim.includes('16'), `NaN rows measured: ${by.inverted_mask.claim}`);
+    // Every title fits in the list at 1280x800 (none is cut by the list's edge or its scrollbar).
+    const list = layoutRect(s, 'mistake_list');
+    for (const m of s.experiment.series) {
+      const r = layoutRect(s, `mistake:${m.key}`);
+      assert(r.x + r.w <= list.x + list.w - 8, `${lang}: the title of ${m.key} ends at ${r.x + r.w}, the list at ${list.x + list.w}`);
+    }
     for (const key of ['view_infers_length', 'softmax_over_heads']) {
       await clickRect(t, layoutRect(s, `mistake:${key}`), { fx: 0.1 });
       s = await waitForState(t, (x) => x.experiment.series[x.experiment.selected].key === key, { timeout: T, message: `${key} selected` });
