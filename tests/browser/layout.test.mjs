@@ -61,11 +61,13 @@ async function walkStepper(t, label) {
   await pressUntil(t, 'a', (x) => !x.selection.all_heads, { timeout: T });
 }
 
-async function everyExperiment(t, label) {
+async function everyExperiment(t, label, shots = '') {
   for (const key of ['scaling', 'heads', 'masks', 'pe', 'mistakes', 'encdec']) {
     await pickExperiment(t, key);
     await waitForState(t, (x) => x.experiment && x.experiment.key === key && x.render.settled, { timeout: T, message: `experiment ${key}` });
+    await parkMouse(t);
     await assertNothingClipped(t, `${label}, experiment ${key}`);
+    if (shots) await screenshotNotBlank(t, `layout-exp-${key}-${shots}.png`);
   }
   // Every mistake's detail (its titles wrap in the list).
   const s = await labState(t.page);
@@ -96,7 +98,7 @@ for (const size of SIZES) {
       await openIn(t, lang, `${TINY}&stage=softmax`);
       await everyExperiment(t, `Tiny ${sizeName(size)} ${lang}`);
       await openIn(t, lang, `${PAPER}&stage=softmax`);
-      await everyExperiment(t, `Paper base ${sizeName(size)} ${lang}`);
+      await everyExperiment(t, `Paper base ${sizeName(size)} ${lang}`, `paper-${sizeName(size)}-${lang}`);
     }, { viewport: size, timeout: 300000 });
 
     test(`layout: no text cut in the help, the cost tab and the setup panel (${sizeName(size)}, ${lang})`, async (t) => {
