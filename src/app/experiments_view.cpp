@@ -570,7 +570,9 @@ void draw_experiment_menu(LabApp& app) {
         lab_note_rect(app, std::string("exp:") + e.key);
     }
     ImGui::Separator();
-    if (ImGui::Selectable(ui_label(app, UiStr::xv_menu_back, "exp_none").c_str(), app.experiment < 0)) app.experiment = -1;
+    const std::string none_label = ui_label(app, UiStr::xv_menu_back, "exp_none");
+    if (ImGui::Selectable(none_label.c_str(), app.experiment < 0)) app.experiment = -1;
+    check_item(none_label.c_str());
     lab_note_rect(app, "exp:none");
     ImGui::EndPopup();
 }

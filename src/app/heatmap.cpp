@@ -133,18 +133,27 @@ void draw_gaps(const Grid& g) {
         dl->AddLine(ImVec2(g.p0.x, g.p0.y + r * g.ch - 0.5f), ImVec2(g.p0.x + g.grid_w(), g.p0.y + r * g.ch - 0.5f), bg);
 }
 
-// Numbers inside cells when they fit, dark on light cells and light on dark ones.
+// A cell's number as drawn: two decimals, -inf / -1e9 for masked cells, NaN.
+void cell_text(float v, char (&buf)[16]) {
+    if (std::isnan(v)) std::snprintf(buf, sizeof buf, "NaN");
+    else if (v <= -1e8f) std::snprintf(buf, sizeof buf, std::isinf(v) ? "-inf" : "-1e9");
+    else std::snprintf(buf, sizeof buf, "%.2f", v);
+}
+
+// Numbers inside cells when every one fits its cell (a wide one like -12.34 included),
+// dark on light cells and light on dark ones.
 void draw_numbers(const Grid& g, const ColorRange& range) {
-    const float text_w = ImGui::CalcTextSize("-0.00").x;
-    if (g.cw < text_w + 4.0f * g.scale || g.ch < ImGui::GetTextLineHeight() || g.rows * g.cols > 400) return;
+    if (g.ch < ImGui::GetTextLineHeight() || g.rows * g.cols > 400) return;
+    char buf[16];
+    float widest = 0;
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c) cell_text(g.value(r, c), buf), widest = std::max(widest, ImGui::CalcTextSize(buf).x);
+    if (g.cw < widest + 4.0f * g.scale) return;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (int r = 0; r < g.rows; ++r)
         for (int c = 0; c < g.cols; ++c) {
             const float v = g.value(r, c);
-            char buf[16];
-            if (std::isnan(v)) std::snprintf(buf, sizeof buf, "NaN");
-            else if (v <= -1e8f) std::snprintf(buf, sizeof buf, std::isinf(v) ? "-inf" : "-1e9");
-            else std::snprintf(buf, sizeof buf, "%.2f", v);
+            cell_text(v, buf);
             const ImVec2 ts = ImGui::CalcTextSize(buf);
             const uint32_t bg = colormap_color(range, v);
             const int lum = ((bg & 0xFF) * 3 + ((bg >> 8) & 0xFF) * 6 + ((bg >> 16) & 0xFF)) / 10;
