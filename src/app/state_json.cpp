@@ -6,6 +6,7 @@
 #include "experiments.h"
 #include "interop/json_export.h"
 #include "lab_app.h"
+#include "panels.h"
 
 namespace lab {
 
@@ -92,6 +93,11 @@ std::string lab_state_json(const LabApp& app) {
     s["text_lang"] = lang_code(app.text_lang);  // what the texts are in now (Chinese waits for its font)
     s["fonts"] = fonts_json(app);
     s["glyph_notes"] = messages_json(app, app.glyph_notes);
+    Json clipped = Json::array();
+    for (const ClippedText& c : app.clipped)
+        clipped.push_back({{"where", c.where}, {"text", c.text}, {"need", json_number(c.need)}, {"have", json_number(c.have)}});
+    s["clipped"] = clipped;
+    s["weights_note"] = untrained_note_json(app);
     return json_text(s);
 }
 
