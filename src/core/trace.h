@@ -77,6 +77,10 @@ struct Trace {
     const StageRecord& stage(StageId id) const { return stages[static_cast<int>(id)]; }
 };
 
+// Adds a tensor under its id (named after it). A reference stays valid while the trace
+// holds at most kTensorCount tensors (run_trace reserves that many).
+Tensor& add_tensor(Trace& tr, TensorId id, Tensor t);
+
 // The config must be valid (validate() empty): callers check first and keep their
 // last good trace otherwise.
 Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w);
