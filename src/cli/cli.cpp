@@ -20,6 +20,7 @@
 #include "../interop/config_file.h"
 #include "../interop/exports.h"
 #include "../interop/json_export.h"
+#include "model_trace_cmd.h"
 #include "train_cmd.h"
 
 namespace lab {
@@ -28,12 +29,16 @@ std::string cli_usage() {
     return "usage: attnlab trace [--config FILE] [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N]\n"
            "                     [--seed N] [--mask none|causal|padding:L1,L2,...|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
            "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--format table|json] [--out DIR]\n"
+           "       attnlab trace --checkpoint DIR [--part final|init] [--block N | --layer L --sublayer enc_self|dec_self|cross]\n"
+           "                     [--sample I] [--format table|json] [--out DIR]\n"
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
            "       attnlab train [--task copy|reverse|sort|induction] [...]   (attnlab train --help)\n"
            "       attnlab help\n"
            "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
            "  --config FILE reads a .json (d_model, h, d_k, seq_len, batch_size, seed, ...) or a .toml with an\n"
            "    [attention] table; flags after it override the file, keys the lab does not use are listed as a note\n"
+           "  --checkpoint DIR steps through one attention of a trained model (attnlab train --out DIR) on a held-out\n"
+           "    sample: the ten stages, embed, add & norm, FFN, generator, every gradient; --out dumps them for PyTorch\n"
            "  export-script writes a standalone PyTorch script (standard output without --out) that recomputes the\n"
            "    trace with torch and exits 0 when PyTorch agrees with the lab\n";
 }
@@ -246,6 +251,10 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         p.errors = t.errors;
         return p;
     }
+    if (p.options.command == "trace" && is_model_trace(args)) {  // a checkpoint's model: model_trace_cmd.h
+        p.errors = parse_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end())).errors;
+        return p;
+    }
     if (p.options.command != "trace" && p.options.command != "export-script") {
         p.errors.push_back({"command", Msg(Str::cli_unknown_command, shown(args[0]))});
         return p;
@@ -325,6 +334,8 @@ int export_script(const CliOptions& o, const Trace& tr, std::ostream& out, std::
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     if (!args.empty() && args[0] == "train")
         return run_train_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    if (!args.empty() && args[0] == "trace" && is_model_trace(args))
+        return run_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     const CliParse p = parse_cli(args);
     for (const Msg& note : p.notes) err << "attnlab: note: " << english(note) << "\n";
     if (!p.errors.empty()) {
