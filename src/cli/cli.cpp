@@ -29,16 +29,12 @@ std::string cli_usage() {
     return "usage: attnlab trace [--config FILE] [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N]\n"
            "                     [--seed N] [--mask none|causal|padding:L1,L2,...|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
            "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--format table|json] [--out DIR]\n"
-           "       attnlab trace --checkpoint DIR [--part final|init] [--block N | --layer L --sublayer enc_self|dec_self|cross]\n"
-           "                     [--sample I] [--format table|json] [--out DIR]\n"
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
            "       attnlab train [--task copy|reverse|sort|induction] [...]   (attnlab train --help)\n"
            "       attnlab help\n"
            "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
            "  --config FILE reads a .json (d_model, h, d_k, seq_len, batch_size, seed, ...) or a .toml with an\n"
            "    [attention] table; flags after it override the file, keys the lab does not use are listed as a note\n"
-           "  --checkpoint DIR steps through one attention of a trained model (attnlab train --out DIR) on a held-out\n"
-           "    sample: the ten stages, embed, add & norm, FFN, generator, every gradient; --out dumps them for PyTorch\n"
            "  export-script writes a standalone PyTorch script (standard output without --out) that recomputes the\n"
            "    trace with torch and exits 0 when PyTorch agrees with the lab\n";
 }

@@ -10,7 +10,6 @@
 #include "../interop/checkpoint.h"
 #include "../interop/model_json.h"
 #include "../core/utf8.h"
-#include "cli.h"
 
 namespace lab {
 
@@ -140,6 +139,14 @@ int fail(std::ostream& err, const std::vector<ConfigError>& errors) {
 
 }  // namespace
 
+std::string model_trace_usage() {
+    return "usage: attnlab trace --checkpoint DIR [--part final|init] [--block N | --layer L --sublayer enc_self|dec_self|cross]\n"
+           "                     [--sample I] [--format table|json] [--out DIR]\n"
+           "  steps through one attention of a trained model (attnlab train --out DIR) on held-out sample I: the ten\n"
+           "  stages, embed, add & norm, FFN and generator with their checks and every gradient; --out dumps the\n"
+           "  tensors and gradients (d_NAME.npy) for PyTorch (tests/torch/check_model_trace.py)\n";
+}
+
 bool is_model_trace(const std::vector<std::string>& args) {
     for (const std::string& a : args)
         if (a == "--checkpoint") return true;
@@ -159,6 +166,7 @@ ModelTraceParse parse_model_trace_cli(const std::vector<std::string>& args) {
             continue;
         }
         p.errors.push_back({flag, Msg(Str::cli_model_flag, shown(flag))});
+        if (args[i + 1].compare(0, 2, "--") != 0) ++i;  // its value, not a flag of its own
     }
     if (p.options.checkpoint.empty() && p.errors.empty()) p.errors.push_back({"--checkpoint", Msg(Str::cli_needs_value, "--checkpoint")});
     return p;
@@ -166,7 +174,7 @@ ModelTraceParse parse_model_trace_cli(const std::vector<std::string>& args) {
 
 int run_model_trace_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     const ModelTraceParse p = parse_model_trace_cli(args);
-    if (!p.errors.empty()) return fail(err, p.errors), err << cli_usage(), 2;
+    if (!p.errors.empty()) return fail(err, p.errors), err << model_trace_usage(), 2;
     const ModelTraceOptions& o = p.options;
     Trainer t;
     std::vector<ConfigError> errors;

@@ -32,6 +32,7 @@ struct ModelTraceParse {
 
 // Does a `trace` command line ask for a model (it names --checkpoint)?
 bool is_model_trace(const std::vector<std::string>& args);
+std::string model_trace_usage();
 ModelTraceParse parse_model_trace_cli(const std::vector<std::string>& args);  // the arguments after "trace"
 // Exit code: 0 ok, 1 I/O failure, 2 bad usage, checkpoint, block or sample.
 int run_model_trace_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
