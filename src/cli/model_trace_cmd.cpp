@@ -1,7 +1,9 @@
 // model_trace_cmd.cpp — Attention Lab CLI: `attnlab trace --checkpoint DIR`.
 #include "model_trace_cmd.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <cstdlib>
 #include <filesystem>
 #include <ostream>
@@ -154,19 +156,16 @@ bool is_model_trace(const std::vector<std::string>& args) {
 }
 
 ModelTraceParse parse_model_trace_cli(const std::vector<std::string>& args) {
+    static const char* const kFlags[] = {"--checkpoint", "--out", "--block", "--layer", "--sample", "--part", "--format", "--sublayer"};
     ModelTraceParse p;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& flag = args[i];
-        if (i + 1 >= args.size() || args[i + 1].empty()) {
-            p.errors.push_back({flag, Msg(Str::cli_needs_value, flag)});
-            break;
-        }
-        if (read_flag(flag, args[i + 1], p)) {
-            ++i;
-            continue;
-        }
-        p.errors.push_back({flag, Msg(Str::cli_model_flag, shown(flag))});
-        if (args[i + 1].compare(0, 2, "--") != 0) ++i;  // its value, not a flag of its own
+        const bool ours = std::find(std::begin(kFlags), std::end(kFlags), flag) != std::end(kFlags);
+        const bool has_value = i + 1 < args.size() && !args[i + 1].empty() && args[i + 1].compare(0, 2, "--") != 0;
+        if (!ours) p.errors.push_back({flag, Msg(Str::cli_model_flag, shown(flag))});
+        else if (!has_value) p.errors.push_back({flag, Msg(Str::cli_needs_value, flag)});
+        else read_flag(flag, args[i + 1], p);
+        i += has_value;
     }
     if (p.options.checkpoint.empty() && p.errors.empty()) p.errors.push_back({"--checkpoint", Msg(Str::cli_needs_value, "--checkpoint")});
     return p;
