@@ -7,6 +7,7 @@
 #include "core/stages.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "stepper_model.h"
 
 namespace lab {
 
@@ -33,28 +34,42 @@ void badge(const LabApp& app, const InvariantCheck& ch) {
     ImGui::Unindent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
 }
 
+// The backward view's part: its formula, what the gradients say, the loss, the checks.
+void draw_backward_explain(const LabApp& app, const StepperStageText& text, const GradTrace& g) {
+    heading(tr(app, UiStr::stp_explain_backward));
+    text_wrapped("%s", tr(app, text.backward->formula));
+    text_wrapped("%s", tr(app, text.backward->why));
+    const Msg loss = g.kind == LossKind::CrossEntropy ? Msg(UiStr::stp_loss_ce, g.loss) : Msg(UiStr::stp_loss_probe, g.loss);
+    text_wrapped("%s", say(app, loss).c_str());
+    heading(tr(app, UiStr::stp_explain_grad_checks));
+    if (text.grad_checks->empty()) ImGui::TextDisabled("%s", tr(app, UiStr::ui_explain_no_checks));
+    for (const InvariantCheck& ch : *text.grad_checks) badge(app, ch);
+}
+
 }  // namespace
 
 void draw_explain_panel(LabApp& app, const PanelRect& r) {
-    const StageInfo& info = stage_infos()[app.stage];
-    const StageRecord& rec = app.trace.stages[app.stage];
+    const std::vector<StepperPlace> places = stepper_places(app);
+    const int at = stepper_place_index(app);
+    const StepperStageText text = stepper_stage_text(app, places[static_cast<size_t>(at)]);
     begin_panel(ui_label(app, UiStr::ui_explain_window, "Explain").c_str(), r);
     ImGui::PushTextWrapPos(0);
-    ImGui::Text("%d. %s", app.stage + 1, tr(app, info.title));
+    ImGui::Text("%d. %s", at + 1, tr(app, text.title));
     heading(tr(app, UiStr::ui_explain_paper));
-    text_wrapped("%s", tr(app, info.formula));
+    text_wrapped("%s", tr(app, text.formula));
     heading(tr(app, UiStr::ui_explain_pytorch));
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.62f, 0.85f, 0.62f, 1));
-    text_wrapped("%s", info.pytorch);
+    text_wrapped("%s", text.pytorch);
     ImGui::PopStyleColor();
     heading(tr(app, UiStr::ui_explain_shapes));
-    for (const ShapeStep& st : rec.shape_steps)
+    for (const ShapeStep& st : *text.steps)
         ImGui::BulletText("%s  %s", say(app, st.op).c_str(), shape_named(st.shape, st.dims).c_str());
+    if (const GradTrace* g = stepper_grads(app)) draw_backward_explain(app, text, *g);
     heading(tr(app, UiStr::ui_explain_why));
-    text_wrapped("%s", tr(app, info.why));
+    text_wrapped("%s", tr(app, text.why));
     heading(tr(app, UiStr::ui_explain_checks));
-    if (rec.checks.empty()) ImGui::TextDisabled("%s", tr(app, UiStr::ui_explain_no_checks));
-    for (const InvariantCheck& ch : rec.checks) badge(app, ch);
+    if (text.checks->empty()) ImGui::TextDisabled("%s", tr(app, UiStr::ui_explain_no_checks));
+    for (const InvariantCheck& ch : *text.checks) badge(app, ch);
     if (!app.hover.tensor.empty()) {
         heading(tr(app, UiStr::ui_explain_hovered));
         text_wrapped("%s", say(app, app.hover.text).c_str());

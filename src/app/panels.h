@@ -2,6 +2,7 @@
 // drawing one ImGui window inside the rectangle the layout gives it.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace lab {
 
@@ -23,5 +24,13 @@ void draw_help_overlay(LabApp& app);                       // '?' — every shor
 void draw_export_section(LabApp& app);                     // inside the explain panel
 void draw_cost_tab(LabApp& app);                           // a tab beside the dimension table
 void draw_config_loader(LabApp& app);                      // inside the setup panel
+
+struct StageShow;
+enum class TensorId;
+// One tensor of the stepper in the current child window: its heatmap (every head as small
+// multiples when asked), hover and derivation; grad: its gradient (the backward view).
+void draw_stage_tensor(LabApp& app, TensorId id, bool every_head, bool grad);
+// The backward view: each tensor of the list beside its gradient, one row each.
+void draw_backward_pairs(LabApp& app, const std::vector<StageShow>& pairs);
 
 }  // namespace lab

@@ -9,6 +9,8 @@
 
 namespace lab {
 
+void write_stepper_state(const LabApp& app, Json& s);  // stepper_state.cpp
+
 namespace {
 
 Json selection_json(const LabApp& app) {
@@ -92,6 +94,7 @@ std::string lab_state_json(const LabApp& app) {
     s["text_lang"] = lang_code(app.text_lang);  // what the texts are in now (Chinese waits for its font)
     s["fonts"] = fonts_json(app);
     s["glyph_notes"] = messages_json(app, app.glyph_notes);
+    write_stepper_state(app, s);
     return json_text(s);
 }
 

@@ -198,6 +198,7 @@ void token_labels(ModelTrace& m, const TaskSpec& spec, const Sample& s) {
     const bool reads_source = m.block.kind != AttentionKind::DecoderSelf;
     m.query_tokens = labels(m.block.kind == AttentionKind::EncoderSelf ? s.src : s.dec_in);
     m.key_tokens = labels(reads_source ? s.src : s.dec_in);
+    m.dec_tokens = labels(s.dec_in);
     m.symbols.clear();
     for (int v = 0; v < spec.vocab; ++v) m.symbols.push_back(task_token_label(spec, v));
 }

@@ -37,6 +37,7 @@ struct ModelTrace {
     std::vector<BlockStageRecord> stages;  // kBlockStageCount, in BlockStageId order
     GradTrace grads;                       // dL/d every tensor the views show (cross-entropy of the sample)
     std::vector<std::string> query_tokens, key_tokens;  // axis labels: the task's symbols, "BOS"
+    std::vector<std::string> dec_tokens;   // the decoder input's (the generator's rows)
     std::vector<std::string> symbols;      // the generator's classes: "0" ... "V-1"
     double engine_loss = 0;                // the Trainer's own loss on the sample
     const BlockStageRecord& stage(BlockStageId id) const { return stages[static_cast<int>(id)]; }

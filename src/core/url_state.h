@@ -24,6 +24,13 @@ struct ViewSelection {
     int batch_item = 0;
     int head = 0;
     bool all_heads = false;
+    // The stepper on a trained model (app/stepper_model.h): stage=<block stage key> shows one
+    // of the block's stages; model=1&layer=L&sublayer=K picks the attention; grad=1 the backward view.
+    int block_stage = -1;    // a BlockStageId, or -1 for `stage`
+    bool model = false;
+    int layer = 0;
+    std::string sublayer = "cross";
+    bool backward = false;
 };
 
 struct UrlState {
