@@ -15,8 +15,9 @@ namespace lab {
 
 void draw_backward_pairs(LabApp& app, const std::vector<StageShow>& pairs) {
     const GradTrace& g = *stepper_grads(app);
-    const Msg loss = g.kind == LossKind::CrossEntropy ? Msg(UiStr::stp_loss_ce, g.loss) : Msg(UiStr::stp_loss_probe, g.loss);
-    ImGui::TextDisabled("%s", say(app, loss).c_str());
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", say(app, stepper_loss_text(g, true)).c_str());
+    ImGui::PopTextWrapPos();
     std::vector<StageShow> rows;
     for (const StageShow& p : pairs)
         if (app.trace.find(p.tensor) && (!p.cross_only || app.trace.config.cross)) rows.push_back(p);

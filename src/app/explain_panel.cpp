@@ -39,8 +39,7 @@ void draw_backward_explain(const LabApp& app, const StepperStageText& text, cons
     heading(tr(app, UiStr::stp_explain_backward));
     text_wrapped("%s", tr(app, text.backward->formula));
     text_wrapped("%s", tr(app, text.backward->why));
-    const Msg loss = g.kind == LossKind::CrossEntropy ? Msg(UiStr::stp_loss_ce, g.loss) : Msg(UiStr::stp_loss_probe, g.loss);
-    text_wrapped("%s", say(app, loss).c_str());
+    text_wrapped("%s", say(app, stepper_loss_text(g, false)).c_str());
     heading(tr(app, UiStr::stp_explain_grad_checks));
     if (text.grad_checks->empty()) ImGui::TextDisabled("%s", tr(app, UiStr::ui_explain_no_checks));
     for (const InvariantCheck& ch : *text.grad_checks) badge(app, ch);

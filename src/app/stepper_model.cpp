@@ -6,6 +6,8 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "core/derivation.h"
 #include "core/url_state.h"
@@ -144,6 +146,14 @@ Msg stepper_weights_label(const LabApp& app) {
         case WeightsSource::Trained: return Msg(UiStr::stp_weights_trained, task, t.steps_done());
         default: return Msg(UiStr::stp_weights_untrained, task);
     }
+}
+
+Msg stepper_loss_text(const GradTrace& g, bool short_form) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.6g", g.loss);
+    const std::string shown = std::isnan(g.loss) ? "NaN" : value;
+    if (g.kind == LossKind::CrossEntropy) return Msg(short_form ? UiStr::stp_loss_ce_short : UiStr::stp_loss_ce, shown);
+    return Msg(short_form ? UiStr::stp_loss_probe_short : UiStr::stp_loss_probe, shown);
 }
 
 bool model_axis_labels(const LabApp& app, const std::string& dim, int n, std::vector<std::string>* out) {

@@ -78,6 +78,9 @@ const GradTrace* stepper_grads(const LabApp& app);  // the backward view's numbe
 Msg stepper_weights_label(const LabApp& app);
 const char* stepper_weights_key(const LabApp& app);
 
+// "L = 0.00103 ..." (short: the stage view's line) with NaN printed as the lab prints it.
+Msg stepper_loss_text(const GradTrace& g, bool short_form);
+
 // Axis labels of a model trace's dims: the task's symbols at L_q, L_kv, L, L_dec, V, vocab.
 bool model_axis_labels(const LabApp& app, const std::string& dim, int n, std::vector<std::string>* out);
 
