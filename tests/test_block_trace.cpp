@@ -118,24 +118,28 @@ Sample hardest_sample(Trainer& t) {
     return t.held_out_sample(worst);
 }
 
-// Central differences of the naive model's loss against the displayed gradient.
-FdResult fd_check(const ModelTrace& m, Trainer& t, const Sample& s, T id) {
-    const Tensor& g = m.grads.grads[id];
+// Central differences of loss(cell, ±h) against the displayed gradient g at a few cells.
+template <class Loss>
+FdResult fd_cells(const Tensor& g, Loss loss) {
     double gmax = 0;
     for (float v : g.data) gmax = std::fmax(gmax, std::fabs(v));
-    naive::Model model{t.layout(), naive::Vec(t.params().begin(), t.params().end()), {}};
     FdResult r;
     const double h = 1e-4;
     for (size_t cell : cells_of(g)) {
-        model.nudge = {hook_of(m, id, t.layout()), cell, h};
-        const double up = model.loss(s.src, s.dec_in, s.dec_out, s.loss_mask);
-        model.nudge.delta = -h;
-        const double down = model.loss(s.src, s.dec_in, s.dec_out, s.loss_mask);
-        const double fd = (up - down) / (2 * h);
+        const double fd = (loss(cell, h) - loss(cell, -h)) / (2 * h);
         r.worst = std::fmax(r.worst, std::fabs(fd - g.data[cell]) / (gmax + kFloatFloor));
         ++r.cells;
     }
     return r;
+}
+
+// An activation nudged as the naive model computes it.
+FdResult fd_check(const ModelTrace& m, Trainer& t, const Sample& s, T id) {
+    naive::Model model{t.layout(), naive::Vec(t.params().begin(), t.params().end()), {}};
+    return fd_cells(m.grads.grads[id], [&](size_t cell, double delta) {
+        model.nudge = {hook_of(m, id, t.layout()), cell, delta};
+        return model.loss(s.src, s.dec_in, s.dec_out, s.loss_mask);
+    });
 }
 
 // The offset of a parameter tensor of the view in the flat buffer.
@@ -156,25 +160,17 @@ size_t param_offset(const ModelTrace& m, const ModelLayout& layout, T id) {
     }
 }
 
+// A parameter nudged in the naive model's copy of the weights.
 FdResult fd_param_check(const ModelTrace& m, Trainer& t, const Sample& s, T id) {
-    const Tensor& g = m.grads.grads[id];
-    double gmax = 0;
-    for (float v : g.data) gmax = std::fmax(gmax, std::fabs(v));
     naive::Model model{t.layout(), naive::Vec(t.params().begin(), t.params().end()), {}};
     const size_t at = param_offset(m, t.layout(), id);
-    FdResult r;
-    const double h = 1e-4;
-    for (size_t cell : cells_of(g)) {
+    return fd_cells(m.grads.grads[id], [&](size_t cell, double delta) {
         const double keep = model.p[at + cell];
-        model.p[at + cell] = keep + h;
-        const double up = model.loss(s.src, s.dec_in, s.dec_out, s.loss_mask);
-        model.p[at + cell] = keep - h;
-        const double down = model.loss(s.src, s.dec_in, s.dec_out, s.loss_mask);
+        model.p[at + cell] = keep + delta;
+        const double loss = model.loss(s.src, s.dec_in, s.dec_out, s.loss_mask);
         model.p[at + cell] = keep;
-        r.worst = std::fmax(r.worst, std::fabs((up - down) / (2 * h) - g.data[cell]) / (gmax + kFloatFloor));
-        ++r.cells;
-    }
-    return r;
+        return loss;
+    });
 }
 
 bool all_pass(const std::vector<InvariantCheck>& checks, std::string* failed) {
@@ -239,26 +235,17 @@ TEST_CASE("every displayed gradient agrees with central finite differences of th
         for (int block = 0; block < static_cast<int>(t.layout().blocks.size()); ++block) {
             ModelTrace m;
             REQUIRE(trace_model(t, s, block, &m, nullptr));
-            for (T id : activations) {
-                const std::string task_name = task;
+            auto check = [&](T id, FdResult (*fd)(const ModelTrace&, Trainer&, const Sample&, T)) {
+                const std::string task_name = task, tensor = tensor_name(id);
                 CAPTURE(task_name);
                 CAPTURE(m.block.name);
-                const std::string tensor = tensor_name(id);
                 CAPTURE(tensor);
-                const FdResult r = fd_check(m, t, s, id);
+                const FdResult r = fd(m, t, s, id);
                 CHECK(r.worst <= 2e-3);
                 worst = std::fmax(worst, r.worst), cells += r.cells;
-            }
-            for (T id : params) {
-                const std::string task_name = task;
-                CAPTURE(task_name);
-                CAPTURE(m.block.name);
-                const std::string tensor = tensor_name(id);
-                CAPTURE(tensor);
-                const FdResult r = fd_param_check(m, t, s, id);
-                CHECK(r.worst <= 2e-3);
-                worst = std::fmax(worst, r.worst), cells += r.cells;
-            }
+            };
+            for (T id : activations) check(id, fd_check);
+            for (T id : params) check(id, fd_param_check);
         }
         MESSAGE(std::string(task) << ": " << cells << " gradient cells against central differences (h = 1e-4, double), worst "
                      "|fd - shown| / max|shown| = " << worst);

@@ -5,11 +5,13 @@
 
 #include "backward_trace.h"
 #include "derivation.h"
+#include "model_cells.h"
 
 namespace lab {
 
 namespace {
 
+using namespace cells;
 using T = TensorId;
 using Index = std::vector<int>;
 const char* const kDot = "\xc2\xb7";  // ·
@@ -17,25 +19,6 @@ const char* const kDot = "\xc2\xb7";  // ·
 std::string fv(double v) { return format_value(static_cast<float>(v)); }
 std::string n(int v) { return std::to_string(v); }
 
-size_t flat_of(const Tensor& t, const Index& idx) {
-    size_t off = 0;
-    for (size_t i = 0; i < idx.size(); ++i) off = off * t.shape[i] + idx[i];
-    return off;
-}
-
-std::string cell(const Tensor& grad, const Index& idx) {
-    std::string s = grad.name + "[";
-    for (size_t i = 0; i < idx.size(); ++i) s += (i ? ", " : "") + n(idx[i]);
-    return s + "]";
-}
-
-std::vector<float> column(const Tensor& t, int col) {
-    const size_t w = static_cast<size_t>(t.shape.back());
-    std::vector<float> out(t.size() / w);
-    for (size_t r = 0; r < out.size(); ++r) out[r] = t.data[r * w + col];
-    return out;
-}
-const float* row(const Tensor& t, size_t r) { return t.ptr() + r * static_cast<size_t>(t.shape.back()); }
 
 // "a + b + c": every term up to 8, else the first three and how many.
 std::string sum_terms(const std::vector<float>& v) {
@@ -56,14 +39,6 @@ struct GradCell {
     const Tensor& f(T t) const { return fwd[t]; }
     const Tensor& d(T t) const { return g.grads[t]; }
 };
-
-struct LinearRow {
-    T in, w, b, out;
-};
-const LinearRow kLinears[] = {{T::QueryIn, T::WQ, T::BQ, T::Q},       {T::KeyValueIn, T::WK, T::BK, T::K},
-                              {T::KeyValueIn, T::WV, T::BV, T::V},    {T::Concat, T::WO, T::BO, T::Output},
-                              {T::FfnIn, T::W1, T::B1, T::FfnHidden}, {T::FfnRelu, T::W2, T::B2, T::FfnOut},
-                              {T::Top, T::WGen, T::BGen, T::Logits}};
 
 // Does this linear read the tensor `id`? (self-attention's x feeds Q, K and V).
 bool reads(const GradCell& c, const LinearRow& l) {
@@ -87,9 +62,9 @@ Msg input_grad(const GradCell& c) {
         const Tensor& w = c.f(l.w);
         const Tensor& dy = c.d(l.out);
         double part = 0;
-        for (int o = 0; o < w.shape[1]; ++o) part += static_cast<double>(row(dy, r_at)[o]) * row(w, r)[o];
+        for (int o = 0; o < w.shape[1]; ++o) part += static_cast<double>(row_of(dy, r_at)[o]) * row_of(w, r)[o];
         m.then(Msg::literal(std::string(any ? " + " : "") + "(" + dy.name + " " + kDot + " " + tensor_name(l.w) +
-                            "^T = ")).then(dot_terms(row(dy, r_at), row(w, r), w.shape[1])).then(Msg::literal(")"));
+                            "^T = ")).then(dot_terms(row_of(dy, r_at), row_of(w, r), w.shape[1])).then(Msg::literal(")"));
         parts += part, any = true;
     }
     if (!any) return Msg(Str::bwd_der_from_later, c.head, c.v);
@@ -102,9 +77,9 @@ Msg input_grad(const GradCell& c) {
 Msg param_grad(const GradCell& c, const LinearRow& l) {
     const Tensor& dy = c.d(l.out);
     const int o = c.idx.back();
-    const std::vector<float> dcol = column(dy, o);
+    const std::vector<float> dcol = column_of(dy, o);
     if (c.id == l.b) return Msg::literal(c.head + "sum_rows " + dy.name + "[:, " + n(o) + "] = " + sum_terms(dcol) + " = " + c.v);
-    const std::vector<float> xcol = column(c.f(l.in), c.idx[0]);
+    const std::vector<float> xcol = column_of(c.f(l.in), c.idx[0]);
     return Msg::literal(c.head + tensor_name(l.in) + "[:, " + n(c.idx[0]) + "] " + kDot + " " + dy.name + "[:, " + n(o) + "] = ")
         .then(dot_terms(xcol.data(), dcol.data(), static_cast<int>(xcol.size())))
         .then(Msg::literal(" = " + c.v));
@@ -116,11 +91,11 @@ Msg softmax_grad(const GradCell& c) {
     const Tensor& da = c.d(T::Weights);
     const int L = a.shape.back(), j = c.idx[3];
     const size_t r = flat_of(a, c.idx) / L;
-    if (std::isnan(row(a, r)[0])) return Msg(Str::bwd_der_nan_row, c.head, c.v);
+    if (std::isnan(row_of(a, r)[0])) return Msg(Str::bwd_der_nan_row, c.head, c.v);
     double dot = 0;
-    for (int k = 0; k < L; ++k) dot += static_cast<double>(row(da, r)[k]) * row(a, r)[k];
-    return Msg::literal(c.head + "A_ij " + kDot + " (dA_ij - " + "\xce\xa3" + "_k dA_ik A_ik) = " + fv(row(a, r)[j]) + " " +
-                        kDot + " (" + fv(row(da, r)[j]) + " - " + fv(dot) + ") = " + c.v);
+    for (int k = 0; k < L; ++k) dot += static_cast<double>(row_of(da, r)[k]) * row_of(a, r)[k];
+    return Msg::literal(c.head + "A_ij " + kDot + " (dA_ij - " + "\xce\xa3" + "_k dA_ik A_ik) = " + fv(row_of(a, r)[j]) + " " +
+                        kDot + " (" + fv(row_of(da, r)[j]) + " - " + fv(dot) + ") = " + c.v);
 }
 
 // Per head: d_weights = d_context · vᵀ, d_v = weightsᵀ · d_context, d_q = d_scores · k, d_k = d_scoresᵀ · q.
@@ -184,17 +159,17 @@ Msg norm_grad(const GradCell& c, T input, T weight, T output) {
     const int d = x.shape.back(), col = c.idx.back();
     const size_t r = flat_of(x, c.idx) / d;
     double mean = 0, var = 0, m1 = 0, m2 = 0;
-    for (int k = 0; k < d; ++k) mean += row(x, r)[k] / static_cast<double>(d);
-    for (int k = 0; k < d; ++k) var += (row(x, r)[k] - mean) * (row(x, r)[k] - mean) / d;
+    for (int k = 0; k < d; ++k) mean += row_of(x, r)[k] / static_cast<double>(d);
+    for (int k = 0; k < d; ++k) var += (row_of(x, r)[k] - mean) * (row_of(x, r)[k] - mean) / d;
     const double rstd = 1 / std::sqrt(var + c.g.layer_norm_eps);
     for (int k = 0; k < d; ++k) {
-        const double gdy = static_cast<double>(w.data[k]) * row(dy, r)[k];
-        m1 += gdy / d, m2 += gdy * (row(x, r)[k] - mean) * rstd / d;
+        const double gdy = static_cast<double>(w.data[k]) * row_of(dy, r)[k];
+        m1 += gdy / d, m2 += gdy * (row_of(x, r)[k] - mean) * rstd / d;
     }
-    const double nc = (row(x, r)[col] - mean) * rstd;
+    const double nc = (row_of(x, r)[col] - mean) * rstd;
     return Msg::literal(c.head + "rstd " + kDot + " (w" + kDot + "dy - mean(w" + kDot + "dy) - n " + kDot + " mean(w" +
                         kDot + "dy" + kDot + "n)) = " + fv(rstd) + " " + kDot + " (" +
-                        fv(static_cast<double>(w.data[col]) * row(dy, r)[col]) + " - " + fv(m1) + " - " + fv(nc) + " " +
+                        fv(static_cast<double>(w.data[col]) * row_of(dy, r)[col]) + " - " + fv(m1) + " - " + fv(nc) + " " +
                         kDot + " " + fv(m2) + ") = " + c.v);
 }
 
@@ -209,9 +184,9 @@ Msg logits_grad(const GradCell& c) {
     if (!c.g.loss_mask.empty() && !c.g.loss_mask[r]) return Msg(Str::bwd_der_not_counted, c.head, c.v);
     const double eps = c.g.label_smoothing;
     const double hot = (col == target ? 1 - eps : 0) + eps / V;
-    return Msg::literal(c.head + "(probs - onehot) / N = (" + fv(row(p, r)[col]) + " - " + fv(hot) + ") / " +
+    return Msg::literal(c.head + "(probs - onehot) / N = (" + fv(row_of(p, r)[col]) + " - " + fv(hot) + ") / " +
                         n(static_cast<int>(counted)) + " = " + c.v)
-        .then(Msg(Str::blk_der_target, target, fv(row(p, r)[target])));
+        .then(Msg(Str::blk_der_target, target, fv(row_of(p, r)[target])));
 }
 
 Msg block_grad(const GradCell& c) {
@@ -240,7 +215,7 @@ Msg derive_grad_cell(const Trace& forward, const GradTrace& g, TensorId id, cons
     for (size_t i = 0; i < idx.size(); ++i)
         if (idx[i] < 0 || idx[i] >= grad->shape[i]) return {};
     const std::string v = format_value(grad->data[flat_of(*grad, idx)]);
-    const GradCell c{forward, g, id, idx, cell(*grad, idx) + " = ", v};
+    const GradCell c{forward, g, id, idx, cell_text(grad->name, idx) + " = ", v};
     for (const LinearRow& l : kLinears)
         if ((id == l.w || id == l.b) && g.grads.find(l.out)) return param_grad(c, l);
     switch (id) {

@@ -5,11 +5,13 @@
 
 #include "block_trace.h"
 #include "derivation.h"
+#include "model_cells.h"
 
 namespace lab {
 
 namespace {
 
+using namespace cells;
 using T = TensorId;
 using Index = std::vector<int>;
 const char* const kSigma = "\xce\xa3";  // Σ
@@ -24,36 +26,6 @@ bool valid(const Tensor* t, const Index& idx) {
         if (idx[i] < 0 || idx[i] >= t->shape[i]) return false;
     return true;
 }
-
-size_t flat_of(const Tensor& t, const Index& idx) {
-    size_t off = 0;
-    for (size_t i = 0; i < idx.size(); ++i) off = off * t.shape[i] + idx[i];
-    return off;
-}
-
-std::string cell_text(const char* name, const Index& idx) {
-    std::string s = std::string(name) + "[";
-    for (size_t i = 0; i < idx.size(); ++i) s += (i ? ", " : "") + n(idx[i]);
-    return s + "]";
-}
-
-// A (rows, n) view of a tensor whose last axis is n (B and L folded into rows).
-const float* row_of(const Tensor& t, size_t row) { return t.ptr() + row * static_cast<size_t>(t.shape.back()); }
-std::vector<float> column_of(const Tensor& t, int col) {
-    const size_t n = static_cast<size_t>(t.shape.back());
-    std::vector<float> out(t.size() / n);
-    for (size_t r = 0; r < out.size(); ++r) out[r] = t.data[r * n + col];
-    return out;
-}
-
-// The linear layers of the views: out = in · w + b.
-struct LinearRow {
-    T in, w, b, out;
-};
-const LinearRow kLinears[] = {{T::QueryIn, T::WQ, T::BQ, T::Q},     {T::KeyValueIn, T::WK, T::BK, T::K},
-                              {T::KeyValueIn, T::WV, T::BV, T::V},  {T::Concat, T::WO, T::BO, T::Output},
-                              {T::FfnIn, T::W1, T::B1, T::FfnHidden}, {T::FfnRelu, T::W2, T::B2, T::FfnOut},
-                              {T::Top, T::WGen, T::BGen, T::Logits}};
 
 // Forward: out[row, c] = in_row · w[:, c] + b[c].
 Msg linear_cell(const Trace& tr, const LinearRow& l, const Index& idx, const std::string& v) {
@@ -137,9 +109,9 @@ Msg derive_block_cell(const ModelTrace& m, TensorId id, const Index& idx) {
             return norm_cell(tr[T::FfnResidual], tr[T::FfnNormW], tr[T::FfnNormB], idx, "layer_out", v, m.grads.layer_norm_eps);
         case T::FfnRelu:
             return Msg::literal(cell_text("ffn_relu", idx) + " = max(0, " + fv(tr[T::FfnHidden].data[at]) + ") = " + v);
-        case T::FfnHidden: return linear_cell(tr, kLinears[4], idx, v);
-        case T::FfnOut: return linear_cell(tr, kLinears[5], idx, v);
-        case T::Logits: return linear_cell(tr, kLinears[6], idx, v);
+        case T::FfnHidden: return linear_cell(tr, *linear_writing(T::FfnHidden), idx, v);
+        case T::FfnOut: return linear_cell(tr, *linear_writing(T::FfnOut), idx, v);
+        case T::Logits: return linear_cell(tr, *linear_writing(T::Logits), idx, v);
         case T::Probs: return probs_cell(m, idx, v);
         case T::FfnIn: return Msg(Str::blk_der_ffn_in, cell_text("ffn_in", idx), v);
         case T::Top: return Msg(Str::blk_der_top, cell_text("top", idx), v);
