@@ -61,8 +61,10 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
     text_wrapped("%s", text.pytorch);
     ImGui::PopStyleColor();
     heading(tr(app, UiStr::ui_explain_shapes));
-    for (const ShapeStep& st : *text.steps)
-        ImGui::BulletText("%s  %s", say(app, st.op).c_str(), shape_named(st.shape, st.dims).c_str());
+    for (const ShapeStep& st : *text.steps) {  // a long shape wraps under its bullet
+        ImGui::Bullet();  // stays on the line
+        text_wrapped("%s  %s", say(app, st.op).c_str(), shape_named(st.shape, st.dims).c_str());
+    }
     if (const GradTrace* g = stepper_grads(app)) draw_backward_explain(app, text, *g);
     heading(tr(app, UiStr::ui_explain_why));
     text_wrapped("%s", tr(app, text.why));

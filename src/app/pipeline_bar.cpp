@@ -66,15 +66,17 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         return std::string(label);
     };
     const ImGuiStyle& style = ImGui::GetStyle();
-    // Chips keep their full labels; on a narrow window the '>' separators go first,
-    // then the chips shrink evenly.
-    float chips = 0;
-    for (size_t i = 0; i < places.size(); ++i) chips += ImGui::CalcTextSize(chip_label(i, " !").c_str()).x + style.FramePadding.x * 2;
+    // Chips keep their full labels; on a narrow window the '>' separators go first, then
+    // the padding inside the chips narrows, and only then do the chips shrink evenly.
+    const float n = static_cast<float>(places.size());
+    float labels = 0;
+    for (size_t i = 0; i < places.size(); ++i) labels += ImGui::CalcTextSize(chip_label(i, " !").c_str()).x;
     const float sep = ImGui::CalcTextSize(">").x + 4 + style.ItemSpacing.x;
     const float avail = ImGui::GetContentRegionAvail().x;
-    const bool separators = chips + sep * (places.size() - 1) <= avail;
+    const bool separators = labels + style.FramePadding.x * 2 * n + sep * (n - 1) <= avail;
     const float spacing = separators ? sep : style.ItemSpacing.x;
-    const float squeeze = std::min(1.0f, (avail - spacing * (places.size() - 1)) / chips);
+    const float pad = std::clamp((avail - spacing * (n - 1) - labels) / (2 * n), 2.0f, style.FramePadding.x);
+    const float squeeze = std::min(1.0f, (avail - spacing * (n - 1)) / (labels + pad * 2 * n));
     for (size_t i = 0; i < places.size(); ++i) {
         if (i && !separators) ImGui::SameLine();
         if (i && separators) {
@@ -89,8 +91,10 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
         ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.32f, 0.52f, 0.86f, 1));
         const std::string label = chip_label(i, failing ? " !" : "") + "###chip" + std::to_string(i);
-        const float w = (ImGui::CalcTextSize(label.c_str(), nullptr, true).x + style.FramePadding.x * 2) * squeeze;
+        const float w = (ImGui::CalcTextSize(label.c_str(), nullptr, true).x + pad * 2) * squeeze;
+        ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(pad, style.FramePadding.y));
         if (ImGui::Button(label.c_str(), ImVec2(w, 0))) stepper_go(app, places[i]);
+        ImGui::PopStyleVar();
         lab_note_rect(app, std::string("chip:") + texts[i].key);
         ImGui::PopStyleColor(2);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(app, texts[i].title), tr(app, texts[i].formula));

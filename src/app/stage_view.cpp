@@ -15,6 +15,7 @@
 #include "lab_app.h"
 #include "panels.h"
 #include "stepper_model.h"
+#include "text_wrap.h"
 
 namespace lab {
 
@@ -185,8 +186,8 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     const StepperStageText text = stepper_stage_text(app, places[static_cast<size_t>(at)]);
     begin_panel("Stage", r, ImGuiWindowFlags_NoTitleBar);
     ImGui::Text("%d / %d  %s", at + 1, static_cast<int>(places.size()), tr(app, text.title));
-    ImGui::SameLine();
-    ImGui::TextDisabled("   %s", tr(app, text.backward && stepper_grads(app) ? text.backward->formula : text.formula));
+    ImGui::SameLine(0, ImGui::GetFontSize() * 1.5f);  // a long formula wraps beside the title
+    text_wrapped_disabled(tr(app, text.backward && stepper_grads(app) ? text.backward->formula : text.formula));
     draw_stepper_header(app);
     draw_selection(app);
     ImGui::Separator();

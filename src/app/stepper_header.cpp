@@ -7,6 +7,7 @@
 
 #include "lab_app.h"
 #include "stepper_model.h"
+#include "text_wrap.h"
 
 namespace lab {
 
@@ -59,7 +60,7 @@ void draw_model_picker(LabApp& app) {
 
 void draw_stepper_header(LabApp& app) {
     StepperModel& st = app.stepper;
-    ImGui::TextDisabled("%s", say(app, stepper_weights_label(app)).c_str());
+    text_wrapped_disabled(say(app, stepper_weights_label(app)).c_str());
     lab_note_rect(app, "stepper:weights");
     if (stepper_has_model(app)) {
         if (pick(app, tr(app, UiStr::stp_use_random), "weights:random", !st.sel.model, UiStr::stp_use_random_tip))
@@ -78,7 +79,7 @@ void draw_stepper_header(LabApp& app) {
         std::string q, k;
         for (const std::string& t : m.query_tokens) q += t + " ";
         for (const std::string& t : m.key_tokens) k += t + " ";
-        ImGui::TextDisabled("%s", say(app, Msg(UiStr::stp_sample, app.stepper.sample, m.block.name, q, k)).c_str());
+        text_wrapped_disabled(say(app, Msg(UiStr::stp_sample, app.stepper.sample, m.block.name, q, k)).c_str());
     }
 }
 

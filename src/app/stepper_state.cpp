@@ -9,6 +9,10 @@ namespace lab {
 
 namespace {
 
+StepperStageText current_text(const LabApp& app) {
+    return stepper_stage_text(app, stepper_places(app)[static_cast<size_t>(stepper_place_index(app))]);
+}
+
 Json stepper_json(const LabApp& app) {
     const StepperModel& st = app.stepper;
     Json places = Json::array();
@@ -17,6 +21,10 @@ Json stepper_json(const LabApp& app) {
               {"model_open", stepper_has_model(app)}, {"model", st.sel.model}, {"shown_model", st.shown},
               {"layer", st.sel.layer}, {"sublayer", attention_kind_key(st.sel.sublayer)}, {"backward", st.sel.backward},
               {"places", places}, {"place", stepper_place_index(app)}};
+    // What the explain panel says of the place shown: its formula and PyTorch line.
+    const StepperStageText text = current_text(app);
+    s["formula"] = tr(app, text.formula);
+    s["pytorch"] = text.pytorch;
     if (!st.shown) return s;
     const Trainer& t = *app.training.trainer;
     Json blocks = Json::array();
@@ -37,8 +45,7 @@ Json backward_state(const LabApp& app) {
     const GradTrace* g = stepper_grads(app);
     if (!g) return nullptr;
     Json out = backward_json(*g, app.text_lang);
-    const std::vector<StepperPlace> places = stepper_places(app);
-    const StepperStageText text = stepper_stage_text(app, places[static_cast<size_t>(stepper_place_index(app))]);
+    const StepperStageText text = current_text(app);
     Json pairs = Json::array();
     for (const StageShow& p : text.backward->pairs)
         if (app.trace.find(p.tensor) && (!p.cross_only || app.trace.config.cross))
