@@ -24,10 +24,15 @@ function numbersOf(text, pattern) {
   return m.slice(1).map(Number);
 }
 
-/** a ≈ b at the precision the page prints (4 significant digits and float sums). */
-function near(a, b, what) {
-  assert(Math.abs(a - b) <= 2e-3 * Math.max(Math.abs(a), Math.abs(b)) + 2e-4, `${what}: ${a} vs ${b}`);
+/** Half a unit in the last place the page prints (format_value: %.4f, or %.3e below 1e-3). */
+const ulp = (x) => (x !== 0 && Math.abs(x) < 1e-3) || Math.abs(x) >= 1e5 ? 5e-4 * Math.abs(x) : 5e-5;
+
+/** a ≈ b within twice the error `err` that printing the numbers can explain. */
+function near(a, b, what, err) {
+  assert(Math.abs(a - b) <= 2 * err + 1e-12, `${what}: ${a} vs ${b} (allowed ${(2 * err).toExponential(2)})`);
 }
+/** exp(x - m) / z = v from printed numbers. */
+const softmaxCell = (x, m, z, v, what) => near(Math.exp(x - m) / z, v, what, ulp(v) + Math.abs(v) * (ulp(x) + ulp(m) + ulp(z) / z));
 
 async function clickKey(t, key, predicate, message) {
   await clickRect(t, layoutRect(await labState(t.page), key));
@@ -71,8 +76,8 @@ async function setHead(t, head) {
 async function hoverWeight(t, i, j, head) {
   const hv = await hoverCell(t, 'weights', i, j, { prefix: [0, head] });
   const [s, mx, z, v] = numbersOf(hv.text, '= exp\\(NUM - NUM\\) / NUM = NUM');
-  near(Math.exp(s - mx) / z, v, `weights[0, ${head}, ${i}, ${j}]: ${hv.text}`);
-  near(v, hv.value, 'the hovered value');
+  softmaxCell(s, mx, z, v, `weights[0, ${head}, ${i}, ${j}]: ${hv.text}`);
+  near(v, hv.value, 'the hovered value', ulp(hv.value));
   return hv.value;
 }
 
@@ -128,15 +133,17 @@ for (const lang of ['en', 'zh']) {
     assert(s.stepper.place === 10, `place ${s.stepper.place}`);
     // Each block stage by its chip: checks pass, a hovered cell's arithmetic holds.
     const verify = {
-      embed: ['embed_out', [0, 2, 3], (x) => { const [a, b, v] = numbersOf(x, '= NUM \\+ NUM = NUM'); near(a + b, v, x); }],
+      embed: ['embed_out', [0, 2, 3], (x) => { const [a, b, v] = numbersOf(x, '= NUM \\+ NUM = NUM'); near(a + b, v, x, ulp(a) + ulp(b) + ulp(v)); }],
       add_norm: ['norm_out', [0, 2, 3], (x) => {
         const [r, m, va, eps, w, b, v] = numbersOf(x, '= \\(NUM - NUM\\) / sqrt\\(NUM \\+ NUM\\) \u00b7 NUM \\+ NUM = NUM');
-        near((r - m) / Math.sqrt(va + eps) * w + b, v, x);
+        const sd = Math.sqrt(va + eps), scaled = (r - m) / sd * w;
+        near(scaled + b, v, x, ulp(v) + ulp(b) + Math.abs(w) * (ulp(r) + ulp(m)) / sd +
+          Math.abs(scaled) * (ulp(va) / (va + eps) + ulp(w) / Math.abs(w)));
       }],
-      ffn: ['ffn_relu', [0, 2, 3], (x) => { const [a, v] = numbersOf(x, '= max\\(0, NUM\\) = NUM'); near(Math.max(0, a), v, x); }],
+      ffn: ['ffn_relu', [0, 2, 3], (x) => { const [a, v] = numbersOf(x, '= max\\(0, NUM\\) = NUM'); near(Math.max(0, a), v, x, 0); }],
       generator: ['probs', [0, 2, 3], (x) => {
         const [l, m, z, v] = numbersOf(x, '= exp\\(NUM - NUM\\) / NUM = NUM');
-        near(Math.exp(l - m) / z, v, x);
+        softmaxCell(l, m, z, v, x);
       }],
     };
     const formulas = { embed: 'E[tokens] \u00b7 \u221ad_model + PE', add_norm: 'LayerNorm', ffn: 'max(0', generator: 'softmax(' };
@@ -186,20 +193,18 @@ for (const lang of ['en', 'zh']) {
     await parkMouse(t);
     await waitFrames(t, 3);
     await screenshotNotBlank(t, `backward-softmax-${lang}.png`);
-    // A block stage's backward: the FFN's weights' gradient, a column of its input times a column of dY.
-    s = await clickKey(t, 'chip:ffn', (x) => x.stage.id === 'ffn' && x.backward && x.backward.stage, 'chip ffn');
-    const grads = s.backward.stage.pairs.map((p) => p.grad);
-    assert(grads.includes('d_W1') || grads.includes('d_ffn_hidden'), `ffn pairs ${grads}`);
+    // A block stage's backward: d_ffn_relu = d_ffn_out · W2ᵀ, its terms summed in the text.
+    s = await clickKey(t, 'chip:ffn', (x) => x.stage.id === 'ffn' && x.backward && x.heatmaps.some((h) => h.tensor === 'd_ffn_relu'), 'chip ffn');
+    assert(s.backward.stage.pairs.map((p) => p.grad).join() === 'd_layer_out,d_ffn_out,d_ffn_relu,d_ffn_hidden',
+      `ffn pairs ${JSON.stringify(s.backward.stage.pairs)}`);
     assert(s.backward.stage.grad_checks.length >= 1 && s.backward.stage.grad_checks.every((c) => c.pass), 'ffn gradient checks');
-    const dw = findHeatmap(s, grads.find((g) => /W1|w1/.test(g)) || grads[0]);
-    const hw = await hoverCell(t, dw.tensor, Math.min(1, dw.rows - 1), Math.min(2, dw.cols - 1), { prefix: dw.prefix });
-    assert(/=/.test(hw.text) && hw.value !== null, `${dw.tensor} derivation: ${hw.text}`);
-    const terms = hw.text.match(/\] = (.*) = (-?[\d.e+-]+)$/);
-    if (terms && /\u00b7/.test(terms[1])) {
-      const sum = terms[1].split(' + ').map((p) => p.split('\u00b7').map(Number)).filter((p) => p.length === 2 && p.every(Number.isFinite))
-        .reduce((acc, [x, y]) => acc + x * y, 0);
-      if (!/\.\.\.|more/.test(terms[1])) near(sum, Number(terms[2]), hw.text);
-    }
+    assert(s.stepper.formula.includes('FFN(x)'), `forward formula kept for the explain panel: ${s.stepper.formula}`);
+    const dr = findHeatmap(s, 'd_ffn_relu');
+    const hw = await hoverCell(t, 'd_ffn_relu', Math.min(1, dr.rows - 1), Math.min(2, dr.cols - 1), { prefix: dr.prefix });
+    assert(hw.text.includes('(d_ffn_out \u00b7 w_2^T = '), `d_ffn_relu derivation: ${hw.text}`);
+    const [pos, neg, dv] = numbersOf(hw.text, lang === 'zh' ? '正项之和 NUM，负项之和 NUM）\\) = NUM' : 'positive sum NUM, negative sum NUM\\)\\) = NUM');
+    near(pos + neg, dv, hw.text, ulp(pos) + ulp(neg) + ulp(dv));
+    near(dv, hw.value, 'the hovered gradient', ulp(hw.value));
     await parkMouse(t);
     await waitFrames(t, 3);
     await screenshotNotBlank(t, `backward-ffn-${lang}.png`);
