@@ -119,6 +119,7 @@ bool lab_wants_cjk_font(const LabApp& app) {
 
 void lab_go_to_stage(LabApp& app, int index) {
     app.experiment = -1;  // stepping through stages is the stepper's job
+    app.stepper.sel.block_stage = -1;
     if (index < 0) index = 0;
     if (index >= kStageCount) index = kStageCount - 1;
     app.stage = index;
@@ -126,11 +127,12 @@ void lab_go_to_stage(LabApp& app, int index) {
 
 std::string lab_url_hash(const LabApp& app) {
     UrlState s;
-    s.config = app.errors.empty() ? app.config : app.trace.config;
+    s.config = app.errors.empty() || app.stepper.shown ? app.config : app.trace.config;
     s.tokens = app.tokens;
     s.view.stage = app.stage, s.view.batch_item = app.batch_item, s.view.head = app.head, s.view.all_heads = app.all_heads;
     if (app.experiment >= 0) s.view.experiment = experiments()[app.experiment].key;
     s.view.experiment_options = experiment_option_pairs(app);
+    stepper_to_view(app.stepper, &s.view);
     s.lang = lang_code(app.lang);
     return encode_url_state(s);
 }
@@ -148,6 +150,7 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
     app.batch_item = d.state.view.batch_item;
     app.head = d.state.view.head;
     app.all_heads = d.state.view.all_heads;
+    stepper_from_view(d.state.view, &app.stepper);
     app.notes = hash_notes(d);
     apply_experiment_options(app, d.state.view.experiment_options, &app.notes);
     app.experiment = d.state.view.experiment.empty() ? -1 : experiment_index(d.state.view.experiment);
@@ -227,6 +230,7 @@ void lab_frame(LabApp& app) {
     app.heatmaps.clear();
     show_language(app);
     if (app.dirty) lab_recompute(app);
+    stepper_refresh(app);
     find_missing_glyphs(app);
 
     text_fit_begin_frame(&app.clipped);

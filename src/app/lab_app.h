@@ -17,6 +17,7 @@
 #include "experiments.h"
 #include "heatmap.h"
 #include "text_fit.h"
+#include "stepper_model.h"
 #include "training_session.h"
 #include "ui_text.h"
 
@@ -114,6 +115,7 @@ struct LabApp {
     LabFonts fonts;
     std::vector<Msg> glyph_notes;      // token characters no font holds (drawn as U+FFFD)
     TrainingSession training;          // the model trained or opened in the Train view
+    StepperModel stepper;              // the stepper's weights (random or the model), block stages, backward view
 };
 
 // Texts in the language the interface shows (app.text_lang).

@@ -10,6 +10,8 @@
 
 namespace lab {
 
+void write_stepper_state(const LabApp& app, Json& s);  // stepper_state.cpp
+
 namespace {
 
 Json selection_json(const LabApp& app) {
@@ -98,6 +100,7 @@ std::string lab_state_json(const LabApp& app) {
         clipped.push_back({{"where", c.where}, {"text", c.text}, {"need", json_number(c.need)}, {"have", json_number(c.have)}});
     s["clipped"] = clipped;
     s["weights_note"] = untrained_note_json(app);
+    write_stepper_state(app, s);
     return json_text(s);
 }
 

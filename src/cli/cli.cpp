@@ -21,6 +21,7 @@
 #include "../interop/exports.h"
 #include "../interop/json_export.h"
 #include "../interop/torch_print.h"
+#include "model_trace_cmd.h"
 #include "train_cmd.h"
 
 namespace lab {
@@ -267,6 +268,10 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         p.errors = t.errors;
         return p;
     }
+    if (p.options.command == "trace" && is_model_trace(args)) {  // a checkpoint's model: model_trace_cmd.h
+        p.errors = parse_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end())).errors;
+        return p;
+    }
     if (p.options.command != "trace" && p.options.command != "export-script") {
         p.errors.push_back({"command", Msg(Str::cli_unknown_command, shown(args[0]))});
         return p;
@@ -393,6 +398,8 @@ int export_script(const CliOptions& o, const Trace& tr, std::ostream& out, std::
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     if (!args.empty() && args[0] == "train")
         return run_train_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    if (!args.empty() && args[0] == "trace" && is_model_trace(args))
+        return run_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     const CliParse p = parse_cli(args);
     for (const Msg& note : p.notes) err << "attnlab: note: " << english(note) << "\n";
     if (!p.errors.empty()) {

@@ -43,6 +43,13 @@ void embed_token(float* out, const std::string& word, int d_model, uint32_t seed
     for (int i = 0; i < d_model; ++i) out[i] = static_cast<float>(rng.normal());
 }
 
+Tensor& add_tensor(Trace& tr, TensorId id, Tensor t) {
+    t.name = tensor_name(id);
+    tr.slot[static_cast<int>(id)] = static_cast<int>(tr.tensors.size());
+    tr.tensors.push_back(std::move(t));
+    return tr.tensors.back();
+}
+
 namespace {
 
 void fill_normal(Tensor& t, uint64_t seed) {
@@ -56,16 +63,8 @@ void fill_uniform(Tensor& t, uint64_t seed, double bound) {
     for (float& v : t.data) v = lo + span * rng.uniform_float();
 }
 
-// Adds a tensor under its id; the reference stays valid (run_trace reserves the vector).
-Tensor& add(Trace& tr, TensorId id, Tensor t) {
-    t.name = tensor_name(id);
-    tr.slot[static_cast<int>(id)] = static_cast<int>(tr.tensors.size());
-    tr.tensors.push_back(std::move(t));
-    return tr.tensors.back();
-}
-
 Tensor& add_zeros(Trace& tr, TensorId id, std::vector<int> shape, std::vector<std::string> dims) {
-    return add(tr, id, Tensor::zeros(tensor_name(id), std::move(shape), std::move(dims)));
+    return add_tensor(tr, id, Tensor::zeros(tensor_name(id), std::move(shape), std::move(dims)));
 }
 
 // x (+ pe rows 0..L-1 when pe is non-null), per batch item.
@@ -103,8 +102,8 @@ struct Pass {
 
 // 1. Inputs and positional encoding: what enters the projections.
 void input_stage(Pass& p, const AttentionInputs& in) {
-    const Tensor& x = add(p.tr, TensorId::X, in.x);
-    const Tensor& memory = add(p.tr, TensorId::Memory, in.memory);
+    const Tensor& x = add_tensor(p.tr, TensorId::X, in.x);
+    const Tensor& memory = add_tensor(p.tr, TensorId::Memory, in.memory);
     const Tensor* pe = nullptr;
     if (p.c.pe) {
         const int L_max = p.Lq > p.Lkv ? p.Lq : p.Lkv;
@@ -124,7 +123,7 @@ void input_stage(Pass& p, const AttentionInputs& in) {
 void project_stage(Pass& p, const AttentionWeights& w) {
     const TensorId ids[] = {TensorId::WQ, TensorId::WK, TensorId::WV, TensorId::BQ, TensorId::BK, TensorId::BV};
     const Tensor* params[] = {&w.w_q, &w.w_k, &w.w_v, &w.b_q, &w.b_k, &w.b_v};
-    for (int i = 0; i < 6; ++i) add(p.tr, ids[i], *params[i]);
+    for (int i = 0; i < 6; ++i) add_tensor(p.tr, ids[i], *params[i]);
     Tensor& q = add_zeros(p.tr, TensorId::Q, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
     Tensor& k = add_zeros(p.tr, TensorId::K, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
     Tensor& v = add_zeros(p.tr, TensorId::V, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
@@ -202,8 +201,8 @@ void output_stages(Pass& p, const AttentionWeights& w) {
                                {Msg::literal("transpose(1, 2)"), {p.B, p.Lq, p.h, p.dv}, {"B", "L_q", "h", "d_v"}},
                                step_of("contiguous().view(B, L_q, h*d_v)", concat)});
     p.timed(StageId::Concat);
-    add(p.tr, TensorId::WO, w.w_o);
-    add(p.tr, TensorId::BO, w.b_o);
+    add_tensor(p.tr, TensorId::WO, w.w_o);
+    add_tensor(p.tr, TensorId::BO, w.b_o);
     Tensor& output = add_zeros(p.tr, TensorId::Output, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
     p.clock.lap();
     linear(output.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), p.B * p.Lq, p.h * p.dv, p.d);

@@ -46,6 +46,7 @@ enum class Verdict {
                 // expected, as in PyTorch, but never shown as a pass
     Fact,       // not a check: shown in grey, not counted
 };
+inline Verdict holds(bool ok) { return ok ? Verdict::Pass : Verdict::Fail; }
 const char* verdict_name(Verdict v);  // "pass" | "fail" | "nan_masked" | "fact" (state(), JSON, CLI)
 
 struct InvariantCheck {
@@ -90,6 +91,10 @@ struct Trace {
     const Tensor& operator[](TensorId id) const { return tensors[slot[static_cast<int>(id)]]; }
     const StageRecord& stage(StageId id) const { return stages[static_cast<int>(id)]; }
 };
+
+// Adds a tensor under its id (named after it). A reference stays valid while the trace
+// holds at most kTensorCount tensors (run_trace reserves that many).
+Tensor& add_tensor(Trace& tr, TensorId id, Tensor t);
 
 // The config must be valid (validate() empty): callers check first and keep their
 // last good trace otherwise.

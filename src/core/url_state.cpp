@@ -8,6 +8,7 @@
 #include <set>
 
 #include "config_keys.h"
+#include "block_trace.h"
 #include "stages.h"
 #include "tokens.h"
 
@@ -132,9 +133,20 @@ bool read_view_key(Reader& r, UrlState& s) {
         if (split.cut) r.note(Msg(Str::url_token_cut, kMaxTokenBytes));
         if (split.dropped) r.note(Msg(Str::url_tokens_dropped, kMaxTokens));
     } else if (r.key == "stage") {
-        const int idx = stage_index(r.value);
+        const int idx = stage_index(r.value), block = block_stage_index(r.value);
         if (idx >= 0) s.view.stage = idx;
+        else if (block >= 0) s.view.block_stage = block;
         else r.note(Msg(Str::url_bad_stage, r.shown));
+    } else if (r.key == "model") {
+        r.on_off(&s.view.model);
+    } else if (r.key == "grad") {
+        r.on_off(&s.view.backward);
+    } else if (r.key == "layer") {
+        r.whole(&s.view.layer, 0, 63);
+    } else if (r.key == "sublayer") {
+        AttentionKind kind;
+        if (parse_attention_kind(r.value, &kind)) s.view.sublayer = r.value;
+        else r.note(Msg(Str::url_bad_sublayer, r.shown, s.view.sublayer));
     } else if (r.key == "exp") {
         if (r.value.size() <= 32 && r.value.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
             s.view.experiment = r.value;  // the app checks it names an experiment
@@ -283,8 +295,11 @@ std::string encode_url_state(const UrlState& s) {
         for (size_t i = 0; i < s.tokens.size(); ++i) joined += (i ? " " : "") + s.tokens[i];
         h += "&tokens=" + percent_encode(joined);
     }
-    h += std::string("&stage=") + stage_infos()[s.view.stage].key + "&b=" + std::to_string(s.view.batch_item) +
+    const char* stage = s.view.block_stage >= 0 ? block_stage_infos()[s.view.block_stage].key : stage_infos()[s.view.stage].key;
+    h += std::string("&stage=") + stage + "&b=" + std::to_string(s.view.batch_item) +
          "&head=" + std::to_string(s.view.head) + "&all=" + (s.view.all_heads ? "1" : "0");
+    if (s.view.model) h += "&model=1&layer=" + std::to_string(s.view.layer) + "&sublayer=" + s.view.sublayer;
+    if (s.view.backward) h += "&grad=1";
     if (!s.view.experiment.empty()) h += "&exp=" + percent_encode(s.view.experiment);
     for (const auto& [key, value] : s.view.experiment_options) h += "&" + percent_encode(key) + "=" + percent_encode(value);
     if (!s.lang.empty()) h += "&lang=" + percent_encode(s.lang);

@@ -29,6 +29,13 @@ struct ViewSelection {
     // An experiment's own options, "<experiment>.<key>=<value>" in the hash (scaling.keys=10),
     // in the order given: the app reads them with that experiment's key table.
     std::vector<std::pair<std::string, std::string>> experiment_options;
+    // The stepper on a trained model (app/stepper_model.h): stage=<block stage key> shows one
+    // of the block's stages; model=1&layer=L&sublayer=K picks the attention; grad=1 the backward view.
+    int block_stage = -1;    // a BlockStageId, or -1 for `stage`
+    bool model = false;
+    int layer = 0;
+    std::string sublayer = "cross";
+    bool backward = false;
 };
 
 struct UrlState {
