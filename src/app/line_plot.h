@@ -1,6 +1,7 @@
 // line_plot.h — Attention Lab app: a small line plot with log or linear axes
 // (implot style: free function, raw arrays, one call per plot).
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 namespace lab {
@@ -16,6 +17,7 @@ struct PlotSeries {
 
 struct PlotAxes {
     bool log_x = true, log_y = true;  // log axes are drawn in decades
+    double y_min = NAN, y_max = NAN;  // a fixed y range (linear axis), e.g. 0 … 1 for accuracies
 };
 
 // Draws the series into a width x height box at the cursor.

@@ -8,6 +8,7 @@
 #include "core/stages.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "train_view.h"
 
 namespace lab {
 
@@ -50,6 +51,8 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     ImGui::TextDisabled("%s", tr(app, UiStr::bar_subtitle));
     ImGui::SameLine();
     draw_experiment_menu(app);
+    ImGui::SameLine();
+    draw_train_button(app);
     draw_language_switch(app);
     const auto& infos = stage_infos();
     const ImGuiStyle& style = ImGui::GetStyle();
@@ -73,7 +76,7 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
             ImGui::TextDisabled(">");
             ImGui::SameLine(0, 2);
         }
-        const bool current = static_cast<int>(i) == app.stage && app.experiment < 0;
+        const bool current = static_cast<int>(i) == app.stage && app.experiment < 0 && !app.training.view_open;
         const bool failing = [&] {
             for (const auto& ch : app.trace.stages[i].checks)
                 if (!ch.pass) return true;
