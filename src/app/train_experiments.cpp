@@ -47,13 +47,14 @@ struct Planned {
 TrainConfig experiment_config(TaskKind task, int steps, int seed) {
     TrainConfig c;
     c.task = task, c.steps = steps, c.seed = static_cast<uint32_t>(seed);
-    c.eval_size = 128, c.eval_every = std::max(1, steps / 8);
+    c.eval_size = 128, c.eval_every = std::max(1, steps / 5);
     return c;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+const std::chrono::steady_clock::time_point kEpoch = std::chrono::steady_clock::now();
 
 const EvalReport* final_eval(const Run& r) {
     return r.trainer && !r.trainer->evals().empty() ? &r.trainer->evals().back() : nullptr;
@@ -91,7 +92,11 @@ public:
 
     void draw(LabApp& app) override {
         if (!runs_) return;
-        advance(kTrainSliceMs);
+        // The time since the last slice ended: the rest of the frame (or a pause while hidden).
+        const double now = seconds_since(kEpoch) * 1000, between = now - last_end_ms_;
+        between_ms_ = between > 1000 ? 0 : 0.8 * between_ms_ + 0.2 * between;
+        advance(training_slice_ms(between_ms_));
+        last_end_ms_ = seconds_since(kEpoch) * 1000;
         stale |= draw_options(app);
         draw_progress(app);
         draw_results(app);
@@ -167,7 +172,7 @@ protected:
 
     // A run's final maps of one block, every head side by side.
     void maps_row(LabApp& app, const Run& r, size_t run_index, int block, float side) const {
-        if (block >= static_cast<int>(r.maps.size())) return;
+        if (block < 0 || block >= static_cast<int>(r.maps.size())) return;
         const AttentionMap& m = r.maps[static_cast<size_t>(block)];
         for (int h = 0; h < m.heads; ++h) {
             if (h) ImGui::SameLine(0, 3);
@@ -242,6 +247,7 @@ private:
         Json j = {{"label", r.label}, {"config", keys_json(train_keys().rows, &r.config)}, {"step", r.trainer->steps_done()},
                   {"done", r.done}, {"seconds", json_number(r.seconds)}, {"loss", thinned(r.losses)}, {"evals", evals},
                   {"final_loss", r.losses.empty() ? Json(nullptr) : json_number(r.losses.back())},
+                  {"held_out_loss", e ? json_number(e->loss) : Json(nullptr)},
                   {"token_acc", e ? json_number(e->token_accuracy) : Json(nullptr)},
                   {"exact_acc", e ? json_number(e->exact_accuracy) : Json(nullptr)}};
         write_run(r, j);
@@ -249,11 +255,12 @@ private:
     }
 
     std::map<std::string, Runs> cache_;  // per configuration of the options
+    double last_end_ms_ = 0, between_ms_ = 0;
 };
 
 // 1. How many heads -------------------------------------------------------------------------
 class HeadsTraining : public TrainingPanel {
-    int task_ = static_cast<int>(TaskKind::Sort), steps_ = 200, seed_ = 1;
+    int task_ = static_cast<int>(TaskKind::Sort), steps_ = 150, seed_ = 1;
 
     std::vector<Planned> plan() const override {
         std::vector<Planned> p;
@@ -309,7 +316,7 @@ class ScalingTraining : public TrainingPanel {
         std::vector<Planned> p;
         for (bool scale : {true, false}) {
             TrainConfig c = experiment_config(TaskKind::Reverse, steps_, seed_);
-            c.d_model = c.d_ff = kDk[d_k_], c.heads = 1, c.scale = scale;
+            c.d_model = c.d_ff = kDk[d_k_], c.heads = 1, c.batch = 16, c.scale = scale;
             p.push_back({scale ? "scores / sqrt(d_k)" : "no scaling", c});
         }
         return p;
@@ -383,7 +390,7 @@ constexpr int ScalingTraining::kDk[];
 
 // 3. Positional encoding -----------------------------------------------------------------
 class PeTraining : public TrainingPanel {
-    int steps_ = 300, seed_ = 1;
+    int steps_ = 250, seed_ = 1;
 
     std::vector<Planned> plan() const override {
         std::vector<Planned> p;
@@ -449,7 +456,7 @@ LossDrop loss_drop(const std::vector<double>& losses) {
 
 // 4. Induction heads -----------------------------------------------------------------------
 class InductionTraining : public TrainingPanel {
-    int steps_ = 400, seed_ = 1;
+    int steps_ = 300, seed_ = 1;
 
     std::vector<Planned> plan() const override {
         std::vector<Planned> p;

@@ -165,6 +165,7 @@ void training_start(LabApp& app) {
     ts.running = true;
     ts.timeline = -1;
     ts.last_tick = now_seconds();
+    ts.between_ms = 0;
     ts.status = Msg();
 }
 
@@ -193,15 +194,20 @@ void training_step(LabApp& app) {
     finish_if_done(ts);
 }
 
+double training_slice_ms(double between_slices_ms) {
+    return std::max(kTrainMinSliceMs, std::min(kTrainSliceMs, 1000.0 / kTrainMinFps - between_slices_ms));
+}
+
 void training_advance(LabApp& app) {
     TrainingSession& ts = app.training;
     if (!ts.running || !ts.trainer) return;
-    const double now = now_seconds();
-    ts.elapsed_seconds += std::max(0.0, now - ts.last_tick);
+    const double now = now_seconds(), between = std::max(0.0, now - ts.last_tick);
+    ts.elapsed_seconds += between;
+    ts.between_ms = ts.between_ms > 0 ? 0.8 * ts.between_ms + 0.2 * 1000 * between : 1000 * between;
     Trainer& t = *ts.trainer;
     const size_t seen = t.evals().size();
     const auto t0 = std::chrono::steady_clock::now();
-    const int made = train_slice(t, kTrainSliceMs);
+    const int made = train_slice(t, training_slice_ms(ts.between_ms));
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const double eval_ms = collect_evaluations(ts, seen);
     if (made > 0) {

@@ -109,16 +109,16 @@ void draw_exports(LabApp& app) {
     ImGui::TextDisabled("%s", tr(app, UiStr::tv_exports));
     const bool can = app.training.trainer && app.host.save_file;
     if (button(app, UiStr::tv_export_checkpoint, "export:train_checkpoint", can)) {
-        const std::string name = training_archive_name(app) + ".tar";
-        app.host.save_file(name, training_archive(app), "application/x-tar");
-        app.last_action = Msg(UiStr::tv_saved, name);
+        const std::string name = training_archive_name(app) + ".tar", bytes = training_archive(app);
+        app.host.save_file(name, bytes, "application/x-tar");
+        app.last_action = Msg(UiStr::ui_export_saved, name, bytes.size());
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_export_checkpoint_tip));
     ImGui::SameLine();
     if (button(app, UiStr::tv_export_script, "export:train_script", can)) {
-        const std::string name = training_script_name(app);
-        app.host.save_file(name, training_script(app), "text/x-python");
-        app.last_action = Msg(UiStr::tv_saved, name);
+        const std::string name = training_script_name(app), bytes = training_script(app);
+        app.host.save_file(name, bytes, "text/x-python");
+        app.last_action = Msg(UiStr::ui_export_saved, name, bytes.size());
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_export_script_tip));
 }
@@ -411,11 +411,10 @@ void draw_train_view(LabApp& app, const PanelRect& r) {
     if (app.training.trainer) {
         draw_progress(app);
         draw_plots(app, std::max(110.0f * app.ui_scale, r.h * 0.24f));
-        const TrainSampleView& v = training_sample_view(app);
-        draw_sample(app, v);
+        draw_sample(app, training_sample_view(app));
         draw_timeline(app);
         draw_knockout_line(app);
-        draw_maps(app, v);
+        draw_maps(app, training_sample_view(app));  // again: the timeline or a sample button may have moved
     }
     ImGui::End();
 }

@@ -38,7 +38,8 @@ void training_reset(LabApp& app);   // a fresh model of the knobs' configuration
 // Asks the host for web/checkpoints/<task of the knobs>; lab_checkpoint_arrived opens it.
 void training_open_shipped(LabApp& app);
 void training_toggle_head(LabApp& app, int block, int head);
-// Each frame: a slice of training (about kTrainSliceMs) while running.
+// Each frame: a slice of training while running, as long as the frame rate allows
+// (training_slice_ms).
 void training_advance(LabApp& app);
 bool training_busy(const LabApp& app);  // training, or a checkpoint on its way: frames wanted
 // The sample view of the weights shown (the snapshot on the timeline, or the model).
@@ -58,7 +59,13 @@ void draw_train_button(LabApp& app);  // the top bar's entry
 void draw_train_knobs(LabApp& app, const PanelRect& r);
 void draw_train_view(LabApp& app, const PanelRect& r);
 
-// The page trains in slices of about this many milliseconds per frame.
+// The page trains in slices of at most kTrainSliceMs per frame, fewer when the rest of
+// a frame (drawing, the browser's compositing) takes long: a frame every
+// 1 / kTrainMinFps seconds at least, so input is answered within about that.
 constexpr double kTrainSliceMs = 30.0;
+constexpr double kTrainMinFps = 12.0;
+constexpr double kTrainMinSliceMs = 4.0;
+// The slice for this frame, given how long the time between slices has been (ms).
+double training_slice_ms(double between_slices_ms);
 
 }  // namespace lab

@@ -59,7 +59,8 @@ struct TrainingSession {
     double elapsed_seconds = 0;            // wall time while running
     double steps_per_sec = 0;              // over the last second or so of training
     double rate_steps = 0, rate_seconds = 0;  // that window
-    double last_tick = 0;                  // seconds (steady clock) of the last slice
+    double last_tick = 0;                  // seconds (steady clock) of the last slice's end
+    double between_ms = 0;                 // time between slices (drawing, the browser), smoothed
     EvalReport knockout;                   // held-out accuracy with head_keep; sequences 0: no head off
     std::string fetching;                  // the task whose shipped checkpoint is on its way ("" = none)
     Msg status;                            // the last thing that happened (opened, could not open, stopped)
