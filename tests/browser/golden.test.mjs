@@ -1,6 +1,7 @@
 // Golden tests: state() for a set of views, in English and 中文, against captures in
 // tests/golden/browser/ (LAB_UPDATE_GOLDENS=1 rewrites them). What changes from run to
-// run is left out: frame counts, timings, screen positions, GPU upload counts. Numbers
+// run is left out: frame counts, timings, screen positions, GPU upload counts, the host's
+// render counters. Numbers
 // compare to 1e-7 relative, keys in any order; the layout and heatmaps compare by what
 // they name (rect ids, tensor slices), not where they are.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -20,6 +21,8 @@ function stable(s) {
   delete out.stage_ms;
   delete out.recompute_ms;
   out.layout = Object.keys(out.layout || {}).sort();
+  out.scroll = Object.keys(out.scroll || {}).sort();  // regions by name; positions vary with the window
+  delete out.render;  // the host's frame counters and timings
   out.heatmaps = (out.heatmaps || []).map((h) => ({ tensor: h.tensor, prefix: h.prefix, rows: h.rows, cols: h.cols }));
   if (out.gpu) out.gpu = { enabled: out.gpu.enabled };
   if (out.fonts) delete out.fonts.cjk_load_ms;
