@@ -190,3 +190,33 @@ TEST_CASE("checkpoints in memory: the download's files load like the folder") {
     REQUIRE(!errors.empty());
     CHECK(en(errors[0].message).find("the checkpoint has no final/") != std::string::npos);
 }
+
+TEST_CASE("checkpoint history: the steps, every step's loss and the evaluations of the run that made it") {
+    TrainConfig c = small_reverse();
+    c.steps = 6, c.eval_every = 2;
+    Trainer t;
+    std::vector<ConfigError> errors;
+    REQUIRE(t.init(resolve_train_config(c), &errors));
+    CheckpointRecord record;
+    record.init_params = t.params();
+    t.step(6);
+    std::vector<ArchiveFile> files = checkpoint_files(t, record, CheckpointParts::Weights);
+    const CheckpointHistory h = checkpoint_history(files);
+    CHECK(h.steps == 6);
+    CHECK(h.losses == t.losses());
+    REQUIRE(h.evals.size() == t.evals().size());
+    REQUIRE(h.evals.size() == 3);
+    for (size_t i = 0; i < h.evals.size(); ++i) {
+        CHECK(h.evals[i].step == t.evals()[i].step);
+        CHECK(h.evals[i].loss == doctest::Approx(t.evals()[i].loss));
+        CHECK(h.evals[i].token_accuracy == doctest::Approx(t.evals()[i].token_accuracy));
+        CHECK(h.evals[i].exact_accuracy == doctest::Approx(t.evals()[i].exact_accuracy));
+    }
+    // A manifest that is not JSON and a loss file that is not .npy: nothing is known, nothing breaks.
+    for (ArchiveFile& f : files)
+        if (f.path == "manifest.json" || f.path == "loss.npy") f.bytes = "{ not json";
+    const CheckpointHistory none = checkpoint_history(files);
+    CHECK(none.steps == 0);
+    CHECK(none.losses.empty());
+    CHECK(none.evals.empty());
+}

@@ -64,7 +64,8 @@
 
   // ---- shipped checkpoints ----------------------------------------------------
   // The trained models of web/checkpoints sit next to the page (checkpoints/<task>/):
-  // manifest.json and the final/ weights it lists, fetched when the Train view opens one.
+  // manifest.json, the final/ weights it lists, loss.npy and lr.npy (the run's curve and
+  // rates), fetched when the Train view opens one.
   lab.fetchCheckpoint = function (task) {
     var base = 'checkpoints/' + task + '/';
     function get(name) {
@@ -76,7 +77,7 @@
     function done(error) { Module.ccall('lab_checkpoint_done', null, ['string', 'string'], [task, error]); }
     get('manifest.json').then(function (manifestBytes) {
       var manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
-      var names = manifest.params.map(function (p) { return 'final/' + p.file; });
+      var names = manifest.params.map(function (p) { return 'final/' + p.file; }).concat(['loss.npy', 'lr.npy']);
       return Promise.all(names.map(get)).then(function (buffers) {
         names.unshift('manifest.json');
         buffers.unshift(manifestBytes);

@@ -76,10 +76,9 @@ void draw_axes(const PlotFrame& f, const char* x_label, const char* y_label) {
     dl->AddText(ImVec2(f.a.x + 4, f.a.y), text, y_label);
 }
 
-// One series: solid or dashed segments, markers while they stay readable, its legend row.
-void draw_series(const PlotFrame& f, const PlotSeries& ser, float legend_y) {
+// One series: solid or dashed segments, markers while they stay readable.
+void draw_series(const PlotFrame& f, const PlotSeries& ser) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float line = ImGui::GetTextLineHeight();
     for (int i = 1; i < ser.count; ++i) {
         if (!f.usable(ser.x[i - 1], ser.y[i - 1]) || !f.usable(ser.x[i], ser.y[i])) continue;
         const ImVec2 p(f.px(ser.x[i - 1]), f.py(ser.y[i - 1])), q(f.px(ser.x[i]), f.py(ser.y[i]));
@@ -95,8 +94,27 @@ void draw_series(const PlotFrame& f, const PlotSeries& ser, float legend_y) {
     if (!ser.dashed && ser.count <= 40)
         for (int i = 0; i < ser.count; ++i)
             if (f.usable(ser.x[i], ser.y[i])) dl->AddCircleFilled(ImVec2(f.px(ser.x[i]), f.py(ser.y[i])), 3.0f, ser.color);
-    dl->AddLine(ImVec2(f.a.x + 8, legend_y + line * 0.5f), ImVec2(f.a.x + 26, legend_y + line * 0.5f), ser.color, 2.0f);
-    dl->AddText(ImVec2(f.a.x + 30, legend_y), ImGui::GetColorU32(ImGuiCol_Text), ser.label);
+}
+
+// The legend: one row per series in the corner the axes ask for, on the plot's background
+// so curves passing under it do not cross its words.
+void draw_legend(const PlotFrame& f, const PlotSeries* series, int n) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float line = ImGui::GetTextLineHeight();
+    float text_w = 0;
+    for (int s = 0; s < n; ++s) text_w = std::max(text_w, ImGui::CalcTextSize(series[s].label).x);
+    const float w = 30 + text_w + 6, h = line * n + 4;
+    const float x = f.axes.legend_right ? std::max(f.a.x + 4, f.b.x - w - 4) : f.a.x + 4;
+    const float y = f.axes.legend_bottom ? f.b.y - h - 4 : f.a.y + line;  // top: under the y axis' label
+    dl->AddRectFilled(ImVec2(x, y), ImVec2(x + w, y + h), (ImGui::GetColorU32(ImGuiCol_WindowBg) & 0x00FFFFFFu) | 0xD0000000u, 3.0f);
+    for (int s = 0; s < n; ++s) {
+        const float row = y + 2 + line * s;
+        if (!series[s].dashed) dl->AddLine(ImVec2(x + 4, row + line * 0.5f), ImVec2(x + 22, row + line * 0.5f), series[s].color, 2.0f);
+        else
+            for (int d = 0; d < 3; ++d)  // dashed like its curve
+                dl->AddLine(ImVec2(x + 4 + d * 7, row + line * 0.5f), ImVec2(x + 8 + d * 7, row + line * 0.5f), series[s].color, 1.5f);
+        dl->AddText(ImVec2(x + 26, row), ImGui::GetColorU32(ImGuiCol_Text), series[s].label);
+    }
 }
 
 }  // namespace
@@ -120,11 +138,13 @@ void LinePlot(const char* id, const PlotSeries* series, int n, float width, floa
     axis_ends(axes.log_x, x0, x1, &f.lx0, &f.lx1);
     axis_ends(axes.log_y, y0, y1, &f.ly0, &f.ly1);
     if (!axes.log_y && std::isfinite(axes.y_min) && std::isfinite(axes.y_max)) f.ly0 = axes.y_min, f.ly1 = axes.y_max;
+    if (!axes.log_x && std::isfinite(axes.x_min) && std::isfinite(axes.x_max)) f.lx0 = axes.x_min, f.lx1 = axes.x_max;
     const float line = ImGui::GetTextLineHeight();
     f.a = ImVec2(f.origin.x + ImGui::CalcTextSize("1e-3").x + 8, f.origin.y + 4);
     f.b = ImVec2(f.origin.x + width - 8, f.origin.y + height - line * 2.2f);
     draw_axes(f, x_label, y_label);
-    for (int s = 0; s < n; ++s) draw_series(f, series[s], f.a.y + line * (s + 1));
+    for (int s = 0; s < n; ++s) draw_series(f, series[s]);
+    draw_legend(f, series, n);
 }
 
 }  // namespace lab

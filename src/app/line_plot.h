@@ -18,6 +18,8 @@ struct PlotSeries {
 struct PlotAxes {
     bool log_x = true, log_y = true;  // log axes are drawn in decades
     double y_min = NAN, y_max = NAN;  // a fixed y range (linear axis), e.g. 0 … 1 for accuracies
+    double x_min = NAN, x_max = NAN;  // a fixed x range (linear axis), e.g. 0 … the run's steps
+    bool legend_right = false, legend_bottom = false;  // the legend's corner: where the curves are not
 };
 
 // Draws the series into a width x height box at the cursor.

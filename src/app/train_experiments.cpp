@@ -26,7 +26,7 @@ namespace {
 
 // One model an experiment trains, and what it records along the way.
 struct Run {
-    std::string label;                  // "h = 4", "PE off", ... (numbers and code: no language)
+    Msg label;                          // "h = 4, d_k = 8", "reverse, PE off", ... said in the interface's language
     TrainConfig config;
     std::unique_ptr<Trainer> trainer;
     std::vector<double> steps, losses;  // the training loss of every step
@@ -40,7 +40,7 @@ struct Run {
 };
 
 struct Planned {
-    std::string label;
+    Msg label;
     TrainConfig config;
 };
 
@@ -75,7 +75,7 @@ public:
     void compute(const AttentionConfig&) override {
         std::string key;
         const std::vector<Planned> planned = plan();
-        for (const Planned& p : planned) key += p.label + ":" + describe_config(train_keys(), p.config) + ";";
+        for (const Planned& p : planned) key += render(p.label, Lang::En) + ":" + describe_config(train_keys(), p.config) + ";";
         if (cache_.count(key) == 0) {
             Runs& runs = cache_[key];
             for (const Planned& p : planned) {
@@ -102,7 +102,7 @@ public:
         draw_results(app);
     }
 
-    void write_state(Json& out, Lang) const override {
+    void write_state(Json& out, Lang lang) const override {
         if (!runs_) return;
         int done = 0, total = 0;
         double seconds = 0;
@@ -111,7 +111,7 @@ public:
         out["done"] = !busy();
         out["seconds"] = json_number(seconds);
         Json series = Json::array();
-        for (const Run& r : *runs_) series.push_back(run_json(r));
+        for (const Run& r : *runs_) series.push_back(run_json(r, lang));
         out["series"] = series;
     }
 
@@ -149,12 +149,19 @@ protected:
 
     // Training loss of every run against the step, one colour per run.
     void loss_plot(LabApp& app, const char* id, float w, float h) const {
+        std::vector<std::string> labels;
+        for (size_t i = 0; i < count(); ++i) labels.push_back(say(app, run(i).label));
         std::vector<PlotSeries> series;
         for (size_t i = 0; i < count(); ++i)
-            series.push_back({run(i).label.c_str(), run(i).steps.data(), run(i).losses.data(), static_cast<int>(run(i).steps.size()),
+            series.push_back({labels[i].c_str(), run(i).steps.data(), run(i).losses.data(), static_cast<int>(run(i).steps.size()),
                               head_color(static_cast<int>(i))});
+        PlotAxes axes{false, true};
+        axes.legend_right = true;  // losses fall towards the bottom right
+        axes.x_min = 0, axes.x_max = 1;
+        for (size_t i = 0; i < count(); ++i)
+            if (!run(i).steps.empty()) axes.x_max = std::max(axes.x_max, run(i).steps.back());
         LinePlot(id, series.data(), static_cast<int>(series.size()), w, h, tr(app, UiStr::tv_axis_step),
-                 tr(app, UiStr::tx_axis_training_loss), {false, true});
+                 tr(app, UiStr::tx_axis_training_loss), axes);
     }
 
     // Held-out accuracy of every run at its last evaluation, as bars.
@@ -163,11 +170,26 @@ protected:
         for (size_t i = 0; i < count(); ++i) {
             const EvalReport* e = final_eval(run(i));
             const std::string label = e ? say(app, Msg(UiStr::tx_accuracy_bar, run(i).label, 100 * e->exact_accuracy, 100 * e->token_accuracy))
-                                        : run(i).label;
+                                        : say(app, run(i).label);
             ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::ColorConvertU32ToFloat4(head_color(static_cast<int>(i))));
             ImGui::ProgressBar(e ? static_cast<float>(e->exact_accuracy) : 0.0f, ImVec2(w, 0), label.c_str());
             ImGui::PopStyleColor();
         }
+    }
+
+    // The loss curves (55 % of the width, `height` tall) beside the accuracy bars and an
+    // optional note under them.
+    void loss_beside_bars(LabApp& app, const char* id, float height, const char* note = nullptr) const {
+        const float width = ImGui::GetContentRegionAvail().x;
+        loss_plot(app, id, width * 0.55f, height);
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        accuracy_bars(app, width * 0.42f);
+        if (note) {
+            ImGui::Spacing();
+            text_wrapped_disabled(note);
+        }
+        ImGui::EndGroup();
     }
 
     // A run's final maps of one block, every head side by side.
@@ -238,13 +260,13 @@ private:
         lab_note_rect(app, "tx:progress");
     }
 
-    Json run_json(const Run& r) const {
+    Json run_json(const Run& r, Lang lang) const {
         const EvalReport* e = final_eval(r);
         Json evals = Json::array();
         for (const EvalReport& v : r.trainer->evals())
             evals.push_back({{"step", v.step}, {"loss", json_number(v.loss)}, {"token_acc", json_number(v.token_accuracy)},
                              {"exact_acc", json_number(v.exact_accuracy)}});
-        Json j = {{"label", r.label}, {"config", keys_json(train_keys().rows, &r.config)}, {"step", r.trainer->steps_done()},
+        Json j = {{"label", render(r.label, lang)}, {"config", keys_json(train_keys().rows, &r.config)}, {"step", r.trainer->steps_done()},
                   {"done", r.done}, {"seconds", json_number(r.seconds)}, {"loss", thinned(r.losses)}, {"evals", evals},
                   {"final_loss", r.losses.empty() ? Json(nullptr) : json_number(r.losses.back())},
                   {"held_out_loss", e ? json_number(e->loss) : Json(nullptr)},
@@ -267,7 +289,7 @@ class HeadsTraining : public TrainingPanel {
         for (int h : {1, 2, 4, 8, 16}) {
             TrainConfig c = experiment_config(static_cast<TaskKind>(task_), steps_, seed_);
             c.heads = h, c.d_model = 32, c.d_ff = 64;
-            p.push_back({"h = " + std::to_string(h) + ", d_k = " + std::to_string(32 / h), c});
+            p.push_back({Msg::literal("h = " + std::to_string(h) + ", d_k = " + std::to_string(32 / h)), c});
         }
         return p;
     }
@@ -280,15 +302,11 @@ class HeadsTraining : public TrainingPanel {
 
     void draw_results(LabApp& app) override {
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        loss_plot(app, "tx_heads_loss", avail.x * 0.55f, avail.y * 0.45f);
-        ImGui::SameLine();
-        ImGui::BeginGroup();
-        accuracy_bars(app, avail.x * 0.42f);
-        ImGui::EndGroup();
+        loss_beside_bars(app, "tx_heads_loss", avail.y * 0.45f);
         ImGui::TextDisabled("%s", tr(app, UiStr::tx_heads_maps));
         const float side = std::min(avail.y * 0.09f, (avail.x - 160) / 16 - 3);
         for (size_t i = 0; i < count(); ++i) {
-            ImGui::TextUnformatted(run(i).label.c_str());
+            ImGui::TextUnformatted(say(app, run(i).label).c_str());
             ImGui::SameLine(ImGui::GetFontSize() * 9);
             maps_row(app, run(i), i, static_cast<int>(run(i).maps.size()) - 1, side);  // the encoder-decoder attention
             if (run(i).maps.empty()) ImGui::NewLine();
@@ -317,7 +335,7 @@ class ScalingTraining : public TrainingPanel {
         for (bool scale : {true, false}) {
             TrainConfig c = experiment_config(TaskKind::Reverse, steps_, seed_);
             c.d_model = c.d_ff = kDk[d_k_], c.heads = 1, c.batch = 16, c.scale = scale;
-            p.push_back({scale ? "scores / sqrt(d_k)" : "no scaling", c});
+            p.push_back({Msg(scale ? UiStr::tx_run_scaled : UiStr::tx_run_unscaled), c});
         }
         return p;
     }
@@ -342,7 +360,7 @@ class ScalingTraining : public TrainingPanel {
             for (size_t g = 0; g < run(i).groups.size(); ++g) {
                 const std::string& name = run(i).groups[g];
                 if (name.find("layers") == std::string::npos) continue;
-                labels.push_back(name + (i ? " (" + run(i).label + ")" : ""));
+                labels.push_back(name + (i ? " (" + say(app, run(i).label) + ")" : ""));
                 series.push_back({labels.back().c_str(), run(i).stat_steps.data(), run(i).group_norms[g].data(),
                                   static_cast<int>(run(i).stat_steps.size()), head_color(static_cast<int>(g)), i > 0});
             }
@@ -357,12 +375,15 @@ class ScalingTraining : public TrainingPanel {
         ImGui::SameLine();
         gradient_plot(app, w, h);
         ImGui::SameLine();
+        std::vector<std::string> names;
+        for (size_t i = 0; i < count(); ++i) names.push_back(say(app, run(i).label));
         std::vector<PlotSeries> sat;
         for (size_t i = 0; i < count(); ++i)
-            sat.push_back({run(i).label.c_str(), run(i).stat_steps.data(), run(i).saturation.data(),
+            sat.push_back({names[i].c_str(), run(i).stat_steps.data(), run(i).saturation.data(),
                            static_cast<int>(run(i).stat_steps.size()), head_color(static_cast<int>(i))});
         PlotAxes axes{false, false};
         axes.y_min = 0, axes.y_max = 1;
+        axes.legend_right = axes.legend_bottom = true;  // the weights start near 1 / L and rise
         LinePlot("tx_scaling_saturation", sat.data(), static_cast<int>(sat.size()), w, h, tr(app, UiStr::tv_axis_step),
                  tr(app, UiStr::tx_axis_saturation), axes);
         if (count() == 2 && !busy()) draw_summary(app);
@@ -398,7 +419,7 @@ class PeTraining : public TrainingPanel {
             for (bool pe : {true, false}) {
                 TrainConfig c = experiment_config(task, steps_, seed_);
                 c.pe = pe;
-                p.push_back({std::string(task_name(task)) + (pe ? ", PE on" : ", PE off"), c});
+                p.push_back({Msg(pe ? UiStr::tx_run_pe_on : UiStr::tx_run_pe_off, task_name(task)), c});
             }
         return p;
     }
@@ -407,17 +428,11 @@ class PeTraining : public TrainingPanel {
 
     void draw_results(LabApp& app) override {
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        loss_plot(app, "tx_pe_loss", avail.x * 0.55f, avail.y * 0.5f);
-        ImGui::SameLine();
-        ImGui::BeginGroup();
-        accuracy_bars(app, avail.x * 0.42f);
-        ImGui::Spacing();
-        text_wrapped_disabled(tr(app, UiStr::tx_pe_why));
-        ImGui::EndGroup();
+        loss_beside_bars(app, "tx_pe_loss", avail.y * 0.5f, tr(app, UiStr::tx_pe_why));
         ImGui::TextDisabled("%s", tr(app, UiStr::tx_pe_maps));
         const float side = std::min(avail.y * 0.18f, avail.x / 9);
         for (size_t i = 0; i < 2 && i < count(); ++i) {  // reverse with and without PE: the cross-attention
-            ImGui::TextUnformatted(run(i).label.c_str());
+            ImGui::TextUnformatted(say(app, run(i).label).c_str());
             ImGui::SameLine(ImGui::GetFontSize() * 9);
             maps_row(app, run(i), i, static_cast<int>(run(i).maps.size()) - 1, side);
             if (run(i).maps.empty()) ImGui::NewLine();
@@ -463,7 +478,7 @@ class InductionTraining : public TrainingPanel {
         for (int layers : {1, 2}) {
             TrainConfig c = experiment_config(TaskKind::Induction, steps_, seed_);
             c.layers = layers, c.length = 6, c.gap = 4;
-            p.push_back({std::to_string(layers) + (layers == 1 ? " layer" : " layers"), c});
+            p.push_back({Msg(layers == 1 ? UiStr::tx_run_layer : UiStr::tx_run_layers, layers), c});
         }
         return p;
     }
@@ -473,7 +488,7 @@ class InductionTraining : public TrainingPanel {
 
     // Each head's two scores as bars.
     void score_table(LabApp& app, const Run& r, float w) const {
-        ImGui::TextUnformatted(r.label.c_str());
+        ImGui::TextUnformatted(say(app, r.label).c_str());
         for (const HeadScore& s : r.scores) {
             const std::string text = say(app, Msg(UiStr::tx_head_scores, s.layer + 1, s.head, s.previous_token, s.induction));
             ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::ColorConvertU32ToFloat4(head_color(s.head)));

@@ -41,6 +41,9 @@ void fresh_model(TrainingSession& ts) {
     ts.train_seconds = ts.elapsed_seconds = ts.steps_per_sec = ts.rate_steps = ts.rate_seconds = 0;
     ts.head_keep.assign(ts.trainer->layout().blocks.size() * static_cast<size_t>(ts.config.heads), 1);
     ts.knockout = EvalReport{};
+    ts.shipped_steps = 0;
+    ts.shipped_losses.clear();
+    ts.shipped_files.clear();
     ts.sample_index = std::min(ts.sample_index, ts.trainer->held_out_count() - 1);
     ++ts.version;
 }
@@ -250,8 +253,14 @@ void lab_checkpoint_arrived(LabApp& app, const std::string& task, const std::vec
     fresh_model(ts);  // its initial weights, for the download's init/
     ts.trainer = std::move(t);
     ts.source = WeightsSource::Shipped;
+    const CheckpointHistory h = checkpoint_history(files);
+    ts.shipped_steps = h.steps;
+    ts.shipped_losses = h.losses;
+    ts.shipped_files = files;
+    ts.history = h.evals;  // how it learned; then what it does here and now
+    if (!ts.history.empty() && ts.history.back().step == h.steps) ts.history.pop_back();
     ts.history.push_back(ts.trainer->evaluate());
-    take_snapshot(ts);
+    ts.history.back().step = h.steps;
     ts.status = Msg(UiStr::tv_status_opened, task, 100 * ts.history.back().exact_accuracy);
     ++ts.version;
 }
@@ -282,10 +291,21 @@ const TrainSampleView& training_sample_view(LabApp& app) {
     return v;
 }
 
+int training_steps(const TrainingSession& ts) {
+    if (ts.source == WeightsSource::Shipped) return ts.shipped_steps;
+    return ts.trainer ? ts.trainer->steps_done() : 0;
+}
+
+const std::vector<float>& training_losses(const TrainingSession& ts) {
+    static const std::vector<float> none;
+    if (ts.source == WeightsSource::Shipped) return ts.shipped_losses;
+    return ts.trainer ? ts.trainer->losses() : none;
+}
+
 std::string training_archive_name(const LabApp& app) {
     const TrainingSession& ts = app.training;
-    const int steps = ts.trainer ? ts.trainer->steps_done() : 0;
-    return std::string("attnlab_") + task_name(ts.config.task) + "_" + source_name(ts.source) + "_step" + std::to_string(steps);
+    return std::string("attnlab_") + task_name(ts.config.task) + "_" + source_name(ts.source) + "_step" +
+           std::to_string(training_steps(ts));
 }
 
 std::string training_archive(LabApp& app) {
@@ -295,7 +315,12 @@ std::string training_archive(LabApp& app) {
     record.init_params = ts.init_params;
     std::vector<ArchiveFile> files = checkpoint_files(*ts.trainer, record, CheckpointParts::Weights);
     const std::string folder = training_archive_name(app);
-    for (ArchiveFile& f : files) f.path = folder + "/" + f.path;
+    for (ArchiveFile& f : files) {
+        if (ts.source == WeightsSource::Shipped)  // the shipped run's own manifest, loss and rates
+            for (const ArchiveFile& shipped : ts.shipped_files)
+                if (shipped.path == f.path && f.path.find('/') == std::string::npos) f.bytes = shipped.bytes;
+        f.path = folder + "/" + f.path;
+    }
     return tar_archive(files);
 }
 
@@ -310,14 +335,14 @@ std::string training_script(LabApp& app) {
                                     ? "trained in the lab for " + std::to_string(t.steps_done()) + " steps"
                                     : "untrained (random initialisation)";
     return train_pytorch_script(t, t.held_out_sample(ts.sample_index),
-                                {training_archive_name(app) + ".tar", training_script_name(app), weights});
+                                {training_archive_name(app) + ".tar", training_script_name(app), weights, training_steps(ts)});
 }
 
 namespace {
 
 Json history_json(const TrainingSession& ts) {
     Json out = Json::array();
-    const std::vector<float>& losses = ts.trainer->losses();
+    const std::vector<float>& losses = training_losses(ts);
     for (const EvalReport& e : ts.history) {
         const bool trained = e.step >= 1 && e.step <= static_cast<int>(losses.size());
         out.push_back({{"step", e.step}, {"loss", trained ? json_number(losses[static_cast<size_t>(e.step - 1)]) : Json(nullptr)},
@@ -380,9 +405,9 @@ Json training_state(const LabApp& app) {
     if (!ts.trainer) return s;
     const Trainer& t = *ts.trainer;
     const EvalReport last = ts.history.empty() ? EvalReport{} : ts.history.back();
-    s["step"] = t.steps_done();
+    s["step"] = training_steps(ts);
     s["steps"] = t.config().steps;
-    s["loss"] = t.losses().empty() ? Json(nullptr) : json_number(t.losses().back());
+    s["loss"] = training_losses(ts).empty() ? Json(nullptr) : json_number(training_losses(ts).back());
     s["token_acc"] = ts.history.empty() ? Json(nullptr) : json_number(last.token_accuracy);
     s["exact_acc"] = ts.history.empty() ? Json(nullptr) : json_number(last.exact_accuracy);
     s["steps_per_sec"] = json_number(ts.steps_per_sec);

@@ -51,20 +51,23 @@ void field_width(const std::string& label) {
     ImGui::SetNextItemWidth(std::max(avail * 0.4f, std::min(avail * 0.55f, avail - label_w)));
 }
 
-// A button whose rectangle is recorded as `id`, dimmed and inert when !enabled.
-bool button(LabApp& app, UiStr text, const char* id, bool enabled = true) {
-    if (!enabled) ImGui::BeginDisabled();
-    const bool clicked = ImGui::Button(ui_label(app, text, id).c_str());
-    if (!enabled) ImGui::EndDisabled();
-    lab_note_rect(app, id);
-    return clicked && enabled;
-}
-
 // Buttons that wrap like words.
 void same_line_if_fits(const char* label, bool first) {
     const float w = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
     const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
     if (!first && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right) ImGui::SameLine();
+}
+
+// A button on the current line if it fits (first: on a new line), its rectangle recorded
+// as `id`, dimmed and inert when !enabled.
+bool button(LabApp& app, UiStr text, const char* id, bool enabled = true, bool first = false) {
+    const std::string label = ui_label(app, text, id);
+    same_line_if_fits(label.c_str(), first);
+    if (!enabled) ImGui::BeginDisabled();
+    const bool clicked = ImGui::Button(label.c_str());
+    if (!enabled) ImGui::EndDisabled();
+    lab_note_rect(app, id);
+    return clicked && enabled;
 }
 
 void draw_task_buttons(LabApp& app) {
@@ -90,14 +93,12 @@ void draw_task_buttons(LabApp& app) {
 void draw_run_buttons(LabApp& app) {
     TrainingSession& ts = app.training;
     const bool valid = ts.errors.empty(), idle = ts.fetching.empty();
-    if (button(app, UiStr::tv_start, "train:start", valid && idle && !ts.running)) training_start(app);
-    ImGui::SameLine();
+    if (button(app, UiStr::tv_start, "train:start", valid && idle && !ts.running, true)) training_start(app);
     if (button(app, UiStr::tv_pause, "train:pause", ts.running)) training_pause(app);
-    ImGui::SameLine();
     if (button(app, UiStr::tv_step, "train:step", valid && idle)) training_step(app);
-    ImGui::SameLine();
     if (button(app, UiStr::tv_reset, "train:reset", valid && idle)) training_reset(app);
     const std::string open = say(app, Msg(UiStr::tv_open_trained, task_name(ts.config.task))) + "###train:open_trained";
+    same_line_if_fits(open.c_str(), true);
     if (!idle) ImGui::BeginDisabled();
     if (ImGui::Button(open.c_str()) && idle) training_open_shipped(app);
     if (!idle) ImGui::EndDisabled();
@@ -108,13 +109,12 @@ void draw_run_buttons(LabApp& app) {
 void draw_exports(LabApp& app) {
     ImGui::TextDisabled("%s", tr(app, UiStr::tv_exports));
     const bool can = app.training.trainer && app.host.save_file;
-    if (button(app, UiStr::tv_export_checkpoint, "export:train_checkpoint", can)) {
+    if (button(app, UiStr::tv_export_checkpoint, "export:train_checkpoint", can, true)) {
         const std::string name = training_archive_name(app) + ".tar", bytes = training_archive(app);
         app.host.save_file(name, bytes, "application/x-tar");
         app.last_action = Msg(UiStr::ui_export_saved, name, bytes.size());
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_export_checkpoint_tip));
-    ImGui::SameLine();
     if (button(app, UiStr::tv_export_script, "export:train_script", can)) {
         const std::string name = training_script_name(app), bytes = training_script(app);
         app.host.save_file(name, bytes, "text/x-python");
@@ -230,38 +230,43 @@ Msg weights_line(const TrainingSession& ts) {
     return Msg(UiStr::tv_weights_random);
 }
 
+// Dimmed text after the last item on its line when it fits there, else on the next line.
+void disabled_text_if_fits(const std::string& text) {
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const float x = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+    if (x + ImGui::CalcTextSize(text.c_str()).x <= right) ImGui::SameLine();
+    ImGui::TextDisabled("%s", text.c_str());
+}
+
 void draw_progress(LabApp& app) {
     const TrainingSession& ts = app.training;
     const Trainer& t = *ts.trainer;
     const EvalReport* last = ts.history.empty() ? nullptr : &ts.history.back();
-    const double loss = t.losses().empty() ? 0 : t.losses().back();
-    ImGui::TextUnformatted(say(app, Msg(UiStr::tv_progress, t.steps_done(), t.config().steps, ts.steps_per_sec,
-                                        ts.elapsed_seconds)).c_str());
+    const std::vector<float>& losses = training_losses(ts);
+    const double loss = losses.empty() ? 0 : losses.back();
+    const int steps = training_steps(ts);
+    const Msg line = ts.source == WeightsSource::Shipped ? Msg(UiStr::tv_progress_shipped, steps, static_cast<int>(t.config().seed))
+                                                         : Msg(UiStr::tv_progress, steps, t.config().steps, ts.steps_per_sec, ts.elapsed_seconds);
+    ImGui::TextUnformatted(say(app, line).c_str());
     lab_note_rect(app, "train:progress");
-    if (!t.losses().empty()) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", say(app, Msg(UiStr::tv_loss_now, loss)).c_str());
-    }
-    if (last) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", say(app, Msg(UiStr::tv_accuracy_now, 100 * last->token_accuracy, 100 * last->exact_accuracy)).c_str());
-    }
-    ImGui::ProgressBar(static_cast<float>(t.steps_done()) / std::max(1, t.config().steps), ImVec2(-1, ImGui::GetTextLineHeight() * 0.5f), "");
+    if (!losses.empty()) disabled_text_if_fits(say(app, Msg(UiStr::tv_loss_now, loss)));
+    if (last) disabled_text_if_fits(say(app, Msg(UiStr::tv_accuracy_now, 100 * last->token_accuracy, 100 * last->exact_accuracy)));
+    ImGui::ProgressBar(static_cast<float>(steps) / std::max(1, t.config().steps), ImVec2(-1, ImGui::GetTextLineHeight() * 0.5f), "");
     text_wrapped_disabled(say(app, weights_line(ts)).c_str());
     if (!ts.status.empty()) text_wrapped("%s", say(app, ts.status).c_str());
 }
 
 void draw_plots(LabApp& app, float height) {
     const TrainingSession& ts = app.training;
-    const Trainer& t = *ts.trainer;
+    const std::vector<float>& losses = training_losses(ts);
     std::vector<double> steps, loss, eval_steps, held_loss, token, exact;
-    for (size_t i = 0; i < t.losses().size(); ++i) steps.push_back(static_cast<double>(i + 1)), loss.push_back(t.losses()[i]);
+    for (size_t i = 0; i < losses.size(); ++i) steps.push_back(static_cast<double>(i + 1)), loss.push_back(losses[i]);
     for (const EvalReport& e : ts.history) {
         eval_steps.push_back(e.step), held_loss.push_back(e.loss);
         token.push_back(e.token_accuracy), exact.push_back(e.exact_accuracy);
     }
     const float w = ImGui::GetContentRegionAvail().x * 0.5f - ImGui::GetStyle().ItemSpacing.x;
-    const PlotSeries losses[] = {{tr(app, UiStr::tv_plot_train_loss), steps.data(), loss.data(), static_cast<int>(steps.size()), kLossColor},
+    const PlotSeries curves[] = {{tr(app, UiStr::tv_plot_train_loss), steps.data(), loss.data(), static_cast<int>(steps.size()), kLossColor},
                                  {tr(app, UiStr::tv_plot_held_out_loss), eval_steps.data(), held_loss.data(),
                                   static_cast<int>(eval_steps.size()), kHeldOutColor, true}};
     if (steps.empty() && eval_steps.empty()) {  // nothing to plot yet: say how to start, where the plots will be
@@ -270,13 +275,18 @@ void draw_plots(LabApp& app, float height) {
         ImGui::EndChild();
         return;
     }
-    LinePlot("train_loss", losses, 2, w, height, tr(app, UiStr::tv_axis_step), tr(app, UiStr::tv_axis_loss), {false, true});
+    // Both plots span the whole run (0 … its steps): the curves grow into them.
+    PlotAxes loss_axes{false, true};
+    loss_axes.x_min = 0, loss_axes.x_max = std::max(ts.trainer->config().steps, training_steps(ts));
+    loss_axes.legend_right = true;  // the loss starts high on the left
+    LinePlot("train_loss", curves, 2, w, height, tr(app, UiStr::tv_axis_step), tr(app, UiStr::tv_axis_loss), loss_axes);
     lab_note_rect(app, "train:plot:loss");
     ImGui::SameLine();
     const PlotSeries accuracy[] = {{tr(app, UiStr::tv_plot_token_acc), eval_steps.data(), token.data(), static_cast<int>(eval_steps.size()), kTokenColor},
                                    {tr(app, UiStr::tv_plot_exact_acc), eval_steps.data(), exact.data(), static_cast<int>(eval_steps.size()), kExactColor}};
     PlotAxes axes{false, false};
-    axes.y_min = 0, axes.y_max = 1;
+    axes.y_min = 0, axes.y_max = 1, axes.x_min = 0, axes.x_max = loss_axes.x_max;
+    axes.legend_right = axes.legend_bottom = true;  // accuracies rise to 1 and stay there
     LinePlot("train_accuracy", accuracy, 2, w, height, tr(app, UiStr::tv_axis_step), tr(app, UiStr::tv_axis_accuracy), axes);
     lab_note_rect(app, "train:plot:accuracy");
 }
@@ -335,7 +345,7 @@ void draw_knockout_line(LabApp& app) {
     const TrainingSession& ts = app.training;
     int off = 0;
     for (uint8_t k : ts.head_keep) off += k == 0;
-    if (off == 0) return text_wrapped_disabled(tr(app, UiStr::tv_knockout_hint));
+    if (off == 0) return text_wrapped_disabled((std::string(tr(app, UiStr::tv_knockout_hint)) + "  " + tr(app, UiStr::tv_maps_axes)).c_str());
     const double full = ts.history.empty() ? 0 : ts.history.back().exact_accuracy;
     ImGui::PushStyleColor(ImGuiCol_Text, kNoteText);
     text_wrapped("%s", say(app, Msg(UiStr::tv_knockout_result, off, 100 * ts.knockout.exact_accuracy,
@@ -381,22 +391,48 @@ void draw_head_map(LabApp& app, const AttentionMap& m, int block, int head, floa
     ImGui::EndGroup();
 }
 
+// How the attention blocks are laid out: in `cols` columns of blocks (each block one
+// row of heads), whichever number of columns makes the maps biggest. Maps never shrink
+// below min_side: when the height does not allow it the maps scroll vertically, so only
+// the width limits them then (ties go to more columns: less to scroll).
+struct MapGrid {
+    int cols = 1;
+    float side = 0;
+};
+
+MapGrid map_grid(int blocks, int heads, ImVec2 avail, float caption, float spacing, float min_side) {
+    MapGrid best;
+    for (int cols = 1; cols <= std::max(1, blocks); ++cols) {
+        const int rows = (blocks + cols - 1) / cols;
+        // Per column: heads maps, spacing between them; 3 spacings between columns; a scrollbar.
+        const float column = (avail.x - ImGui::GetStyle().ScrollbarSize - spacing * 3 * (cols - 1)) / cols;
+        const float by_width = (column - spacing * (heads - 1)) / heads;
+        const float by_height = avail.y / std::max(1, rows) - caption;
+        const float side = std::min(by_width, std::max(by_height, min_side));
+        if (side >= best.side) best = {cols, side};
+    }
+    best.side = std::max(best.side, min_side);  // narrower than that: scroll sideways
+    return best;
+}
+
 void draw_maps(LabApp& app, const TrainSampleView& v) {
-    const float avail_w = ImGui::GetContentRegionAvail().x, avail_h = ImGui::GetContentRegionAvail().y;
     const int blocks = static_cast<int>(v.maps.size()), heads = blocks ? v.maps[0].heads : 1;
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float caption = ImGui::GetTextLineHeightWithSpacing() * 2 + style.ItemSpacing.y * 2 + style.FramePadding.y * 2;
-    const float by_width = (avail_w - style.ItemSpacing.x * heads) / std::max(1, heads);
-    const float by_height = avail_h / std::max(1, blocks) - caption;
-    const float side = std::max(70.0f * app.ui_scale, std::min(by_width, by_height));
+    const float caption = ImGui::GetTextLineHeightWithSpacing() * 2 + style.ItemSpacing.y * 3 + style.FramePadding.y * 2;
+    // Smaller maps would be unreadable: scroll instead.
+    const MapGrid grid = map_grid(blocks, heads, ImGui::GetContentRegionAvail(), caption, style.ItemSpacing.x, 80.0f * app.ui_scale);
+    const float side = grid.side;
     ImGui::BeginChild("train_maps", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     for (int b = 0; b < blocks; ++b) {
         const AttentionMap& m = v.maps[static_cast<size_t>(b)];
-        ImGui::TextDisabled("%s", say(app, Msg(block_title(m.block.kind), m.block.layer + 1, m.L_q, m.L_kv)).c_str());
+        if (b % grid.cols) ImGui::SameLine(0, style.ItemSpacing.x * 3);
+        ImGui::BeginGroup();
+        ImGui::TextDisabled("%s", say(app, Msg(block_title(m.block.kind), m.block.layer + 1)).c_str());
         for (int h = 0; h < m.heads; ++h) {
             if (h) ImGui::SameLine();
             draw_head_map(app, m, b, h, side);
         }
+        ImGui::EndGroup();
     }
     ImGui::EndChild();
 }
@@ -410,7 +446,7 @@ void draw_train_view(LabApp& app, const PanelRect& r) {
     text_wrapped_disabled(tr(app, UiStr::tv_claim));
     if (app.training.trainer) {
         draw_progress(app);
-        draw_plots(app, std::max(110.0f * app.ui_scale, r.h * 0.24f));
+        draw_plots(app, std::max(110.0f * app.ui_scale, r.h * 0.22f));
         draw_sample(app, training_sample_view(app));
         draw_timeline(app);
         draw_knockout_line(app);

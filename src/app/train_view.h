@@ -42,6 +42,10 @@ void training_toggle_head(LabApp& app, int block, int head);
 // (training_slice_ms).
 void training_advance(LabApp& app);
 bool training_busy(const LabApp& app);  // training, or a checkpoint on its way: frames wanted
+// The steps of the weights shown (a shipped checkpoint's run, or this page's), and
+// their training loss at every step.
+int training_steps(const TrainingSession& ts);
+const std::vector<float>& training_losses(const TrainingSession& ts);
 // The sample view of the weights shown (the snapshot on the timeline, or the model).
 const TrainSampleView& training_sample_view(LabApp& app);
 // Exports of the model shown: a tar of manifest.json, init/, final/, loss.npy, lr.npy;

@@ -13,6 +13,7 @@
 
 #include "core/message.h"
 #include "core/train/trainer.h"
+#include "interop/archive.h"
 
 namespace lab {
 
@@ -62,6 +63,9 @@ struct TrainingSession {
     double last_tick = 0;                  // seconds (steady clock) of the last slice's end
     double between_ms = 0;                 // time between slices (drawing, the browser), smoothed
     EvalReport knockout;                   // held-out accuracy with head_keep; sequences 0: no head off
+    int shipped_steps = 0;                 // Shipped: the steps of the run that made it,
+    std::vector<float> shipped_losses;     // its loss at every step (the page shows its curve)
+    std::vector<ArchiveFile> shipped_files;  // and its files as they came (the download keeps them)
     std::string fetching;                  // the task whose shipped checkpoint is on its way ("" = none)
     Msg status;                            // the last thing that happened (opened, could not open, stopped)
     unsigned long long version = 0;        // counts changes of the weights or the knocked-out heads

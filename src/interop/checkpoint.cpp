@@ -274,6 +274,28 @@ bool load_checkpoint(const std::string& dir, const std::string& part, Trainer* t
     return load_from(from_disk, part, t, errors);
 }
 
+CheckpointHistory checkpoint_history(const std::vector<ArchiveFile>& files) {
+    CheckpointHistory h;
+    for (const ArchiveFile& f : files) {
+        std::string error;
+        Tensor loss;
+        if (f.path == "loss.npy" && decode_npy(f.bytes, &loss, &error) && loss.shape.size() == 1) h.losses = loss.data;
+        if (f.path != "manifest.json") continue;
+        const ojson j = ojson::parse(f.bytes, nullptr, false);
+        if (j.is_discarded() || !j.is_object()) continue;
+        h.steps = j.value("steps", 0);
+        if (!j.contains("evals") || !j["evals"].is_array()) continue;
+        for (const ojson& e : j["evals"]) {
+            if (!e.is_object()) continue;
+            EvalReport r;
+            r.step = e.value("step", 0), r.loss = e.value("loss", 0.0);
+            r.token_accuracy = e.value("token_accuracy", 0.0), r.exact_accuracy = e.value("exact_accuracy", 0.0);
+            h.evals.push_back(r);
+        }
+    }
+    return h;
+}
+
 bool load_checkpoint_files(const std::vector<ArchiveFile>& files, const std::string& part, Trainer* t,
                            std::vector<ConfigError>* errors) {
     const FileSource from_memory = [&](const std::string& path, size_t limit, std::string* bytes, std::string* error) {

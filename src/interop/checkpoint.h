@@ -60,4 +60,13 @@ bool load_checkpoint(const std::string& dir, const std::string& part, Trainer* t
 bool load_checkpoint_files(const std::vector<ArchiveFile>& files, const std::string& part, Trainer* t,
                            std::vector<ConfigError>* errors);
 
+// What a checkpoint says about the run that made it: its steps, the loss of every step
+// (loss.npy; empty when the files lack it) and manifest.json's held-out evaluations.
+struct CheckpointHistory {
+    int steps = 0;
+    std::vector<float> losses;
+    std::vector<EvalReport> evals;
+};
+CheckpointHistory checkpoint_history(const std::vector<ArchiveFile>& files);
+
 }  // namespace lab

@@ -55,7 +55,7 @@ std::string train_pytorch_script(Trainer& t, const Sample& s, const TrainScriptN
         {"scale", c.scale ? "on" : "off"},
         {"pe", c.pe ? "on" : "off"},
         {"bias", c.bias ? "on" : "off"},
-        {"steps", std::to_string(t.steps_done())},
+        {"steps", std::to_string(names.steps >= 0 ? names.steps : t.steps_done())},
         {"bos", std::to_string(t.task().bos())},
         {"src", tokens_text(s.src)},
         {"dec_in", tokens_text(s.dec_in)},

@@ -15,6 +15,7 @@ struct TrainScriptNames {
     std::string archive;  // the checkpoint download's file name, read from the script's folder
     std::string script;   // the script's own file name (its usage line)
     std::string weights;  // where the weights come from, for its header ("trained for 400 steps")
+    int steps = -1;       // the checkpoint's steps (manifest.json "steps"); -1: the trainer's
 };
 
 std::string train_pytorch_script(Trainer& t, const Sample& s, const TrainScriptNames& names);
