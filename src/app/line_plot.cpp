@@ -134,11 +134,13 @@ void LinePlot(const char* id, const PlotSeries* series, int n, float width, floa
     f.origin = ImGui::GetCursorScreenPos();
     ImGui::Dummy(ImVec2(width, height));
     ImGui::PopID();
-    if (x1 < x0 || y1 < y0) return;
-    axis_ends(axes.log_x, x0, x1, &f.lx0, &f.lx1);
-    axis_ends(axes.log_y, y0, y1, &f.ly0, &f.ly1);
-    if (!axes.log_y && std::isfinite(axes.y_min) && std::isfinite(axes.y_max)) f.ly0 = axes.y_min, f.ly1 = axes.y_max;
-    if (!axes.log_x && std::isfinite(axes.x_min) && std::isfinite(axes.x_max)) f.lx0 = axes.x_min, f.lx1 = axes.x_max;
+    const bool fixed_x = !axes.log_x && std::isfinite(axes.x_min) && std::isfinite(axes.x_max);
+    const bool fixed_y = !axes.log_y && std::isfinite(axes.y_min) && std::isfinite(axes.y_max);
+    if ((x1 < x0 || y1 < y0) && !(fixed_x && fixed_y)) return;  // no data and no ranges: nothing to draw
+    if (!fixed_x) axis_ends(axes.log_x, x0, x1, &f.lx0, &f.lx1);
+    if (!fixed_y) axis_ends(axes.log_y, y0, y1, &f.ly0, &f.ly1);
+    if (fixed_y) f.ly0 = axes.y_min, f.ly1 = axes.y_max;
+    if (fixed_x) f.lx0 = axes.x_min, f.lx1 = axes.x_max;
     const float line = ImGui::GetTextLineHeight();
     f.a = ImVec2(f.origin.x + ImGui::CalcTextSize("1e-3").x + 8, f.origin.y + 4);
     f.b = ImVec2(f.origin.x + width - 8, f.origin.y + height - line * 2.2f);
