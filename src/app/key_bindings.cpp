@@ -25,8 +25,9 @@ void step_head(LabApp& app, unsigned ch) {
 
 void next_item(LabApp& app, unsigned) { app.batch_item = (app.batch_item + 1) % app.trace.config.batch; }
 
-// Esc leaves an experiment, or closes the help.
+// Esc leaves an experiment or the Train view, or closes the help.
 void escape(LabApp& app, unsigned) {
+    if (!app.show_help && app.experiment < 0) app.training.view_open = false;
     if (!app.show_help) app.experiment = -1;
     app.show_help = false;
 }

@@ -18,6 +18,7 @@
 #include "heatmap.h"
 #include "text_fit.h"
 #include "stepper_model.h"
+#include "interop/archive.h"
 #include "training_session.h"
 #include "ui_text.h"
 
@@ -60,6 +61,9 @@ struct LabHost {
     void (*save_file)(const std::string& name, const std::string& bytes, const char* mime) = nullptr;
     void (*copy_text)(const std::string& text) = nullptr;
     std::string (*share_url)(const std::string& hash) = nullptr;  // full URL for a hash
+    // Starts reading the shipped checkpoint web/checkpoints/<task> (manifest.json, final/);
+    // lab_checkpoint_arrived answers (the page: a fetch of its own files; native: the folder).
+    void (*fetch_checkpoint)(const std::string& task) = nullptr;
 };
 
 // The Chinese font (lab_cjk.otf, ~0.8 MB) is not part of the page: the host loads
@@ -160,5 +164,9 @@ void lab_refuse_config_file(LabApp& app, const std::string& name, double size);
 void lab_note_rect(LabApp& app, const std::string& id);
 // Records the current window's rectangle under `id`.
 void lab_note_window(LabApp& app, const std::string& id);
+// A shipped checkpoint's files (paths relative to its folder: manifest.json,
+// final/NAME.npy) or why they could not be read: the Train view opens it (train_view.h).
+void lab_checkpoint_arrived(LabApp& app, const std::string& task, const std::vector<ArchiveFile>& files,
+                            const std::string& error);
 
 }  // namespace lab

@@ -12,6 +12,7 @@
 #include "panels.h"
 #include "text_fit.h"
 #include "stepper_model.h"
+#include "train_view.h"
 
 namespace lab {
 
@@ -60,6 +61,8 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     }
     ImGui::SameLine();
     draw_experiment_menu(app);
+    ImGui::SameLine();
+    draw_train_button(app);
     draw_language_switch(app);
     // One chip per place of the stepper's walk: the ten stages, and with a model the block's.
     const std::vector<StepperPlace> places = stepper_places(app);
@@ -91,7 +94,7 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
             ImGui::TextDisabled(">");
             ImGui::SameLine(0, 2);
         }
-        const bool current = static_cast<int>(i) == current_place && app.experiment < 0;
+        const bool current = static_cast<int>(i) == current_place && app.experiment < 0 && !app.training.view_open;
         bool failing = false;
         for (const InvariantCheck& ch : *texts[i].checks) failing |= ch.is_check() && !ch.passed();
         for (size_t k = 0; texts[i].grad_checks && k < texts[i].grad_checks->size(); ++k) {

@@ -7,6 +7,7 @@
 #include "interop/json_export.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "train_view.h"
 
 namespace lab {
 
@@ -70,6 +71,7 @@ std::string lab_state_json(const LabApp& app) {
     Json s = Json::object();
     s["frame"] = app.frame;
     s["experiment"] = experiment_state(app);
+    s["training"] = training_state(app);
     s["stage"] = {{"id", info.key}, {"index", app.stage}, {"title", tr(app, info.title)}};
     s["stages"] = stages_json(app.trace, app.text_lang);
     s["config"] = config_json_value(app.trace.config);

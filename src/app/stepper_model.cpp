@@ -95,6 +95,7 @@ int stepper_place_index(const LabApp& app) {
 void stepper_go(LabApp& app, const StepperPlace& place) {
     if (place.attention >= 0) return lab_go_to_stage(app, place.attention);
     app.experiment = -1;
+    app.training.view_open = false;  // a chip leaves the Train view, as lab_go_to_stage does
     app.stepper.sel.block_stage = place.block;
 }
 

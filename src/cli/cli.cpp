@@ -149,7 +149,9 @@ bool KeyFlags::read(const std::vector<std::string>& args, size_t* i, void* c, st
         long long n;
         double x;
         if (k.type == KeyType::Choice) read_choice(k, flag, v, c, errors);
-        else if (k.type == KeyType::Decimal && parse_real(v, k.lo_real, k.hi_real, &x)) k.set_real(c, x);
+        else if (k.type == KeyType::Text) {
+            if (!k.parse_text(c, v)) errors->push_back({flag, Msg(Str::cli_not_one_of, flag, shown(v), k.cli_expect)});
+        } else if (k.type == KeyType::Decimal && parse_real(v, k.lo_real, k.hi_real, &x)) k.set_real(c, x);
         else if (k.type == KeyType::Decimal) errors->push_back({flag, Msg(Str::cli_not_number, flag, shown(v), k.lo_real, k.hi_real)});
         else if (parse_int(v, k.lo, hi(k), &n)) k.set(c, n);
         else errors->push_back({flag, Msg(Str::cli_not_whole, flag, shown(v), k.lo, hi(k))});

@@ -28,6 +28,7 @@ Json key_json(const ConfigKey& k, const void* c) {
         case KeyType::Switch: return k.get(c) != 0;
         case KeyType::Decimal: return json_number(k.get_real(c));
         case KeyType::Choice: return k.choice_of(c)->name;
+        case KeyType::Text: return k.text_of(c);
         case KeyType::WholeList: return *k.ints_of(c);
         case KeyType::KeepRows: {
             int rows = 0, cols = 0;

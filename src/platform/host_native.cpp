@@ -12,6 +12,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "app/lab_app.h"
@@ -59,6 +62,22 @@ void save_file(const std::string& name, const std::string& bytes, const char*) {
     else std::fprintf(stderr, "attention_lab: cannot write %s\n", name.c_str());
 }
 void copy_text(const std::string& text) { glfwSetClipboardString(s.window, text.c_str()); }
+
+// The shipped checkpoints are read from the source tree's web/checkpoints: every file of
+// the task's folder (manifest.json, final/, loss.npy, lr.npy), then handed to the app.
+void fetch_checkpoint(const std::string& task) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(LAB_CHECKPOINT_DIR) / task;
+    std::vector<lab::ArchiveFile> files;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (!it->is_regular_file()) continue;
+        std::ifstream in(it->path(), std::ios::binary);
+        files.push_back({fs::relative(it->path(), dir).generic_string(),
+                         std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())});
+    }
+    lab::lab_checkpoint_arrived(*s.app, task, files, ec ? dir.string() + ": " + ec.message() : std::string());
+}
 
 void write_ppm(const std::string& path, int w, int h) {
     std::string pixels(static_cast<size_t>(w) * h * 3, '\0');
@@ -116,6 +135,7 @@ void connect(GLFWwindow* window, lab::LabApp& app) {
     app.ui_scale = sx > 0.5f ? sx : 1.0f;
     app.host.save_file = save_file;
     app.host.copy_text = copy_text;
+    app.host.fetch_checkpoint = fetch_checkpoint;
     // The interface language: --hash's lang= wins, else --lang, else the locale (zh* -> 中文).
     for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"})
         if (s.lang.empty() && std::getenv(var) && *std::getenv(var)) s.lang = std::getenv(var);
