@@ -427,7 +427,7 @@ TEST_CASE("mistakes: NaN everywhere is reported, not hidden") {
 
 TEST_CASE("encoder vs decoder: three traces with their masks and shapes") {
     AttentionConfig base;  // B = 2, h = 2, d_model = 8
-    const std::vector<AttentionKind> kinds = encoder_decoder_experiment(base, 6, 4);
+    const std::vector<AttentionKindTrace> kinds = encoder_decoder_experiment(base, 6, 4);
     REQUIRE(kinds.size() == 3);
     CHECK(kinds[0].name == "encoder self-attention");
     CHECK(kinds[1].name == "decoder masked self-attention");

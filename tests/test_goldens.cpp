@@ -127,7 +127,7 @@ std::string masks_text(const AttentionConfig& c, Lang lang) {
 
 std::string encdec_text(const AttentionConfig& c, Lang lang) {
     std::string s;
-    for (const AttentionKind& k : encoder_decoder_experiment(c, c.L_q() + 2, c.L_q()))
+    for (const AttentionKindTrace& k : encoder_decoder_experiment(c, c.L_q() + 2, c.L_q()))
         s += k.name + " | " + render(k.label, lang) + " | weights " + shape_numbers(k.trace[TensorId::Weights].shape) + "\n";
     return s;
 }

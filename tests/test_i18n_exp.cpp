@@ -84,9 +84,9 @@ TEST_CASE("i18n exp: h = 1 and -1e9 branches of the symptoms") {
 }
 
 TEST_CASE("i18n exp: encoder/decoder kinds keep their names as ids, labels in both languages") {
-    const std::vector<AttentionKind> kinds = encoder_decoder_experiment(AttentionConfig{}, 6, 4);
+    const std::vector<AttentionKindTrace> kinds = encoder_decoder_experiment(AttentionConfig{}, 6, 4);
     REQUIRE(kinds.size() == 3);
-    for (const AttentionKind& k : kinds) CHECK(en(k.label) == k.name);
+    for (const AttentionKindTrace& k : kinds) CHECK(en(k.label) == k.name);
     CHECK(zh(kinds[0].label) == "编码器自注意力");
     CHECK(zh(kinds[1].label) == "解码器带掩码的自注意力");
     CHECK(zh(kinds[2].label) == "编码器-解码器注意力");

@@ -363,7 +363,7 @@ private:
 
 // 6. Encoder vs decoder -----------------------------------------------------------------------
 class EncDecPanel : public ExperimentPanel {
-    std::vector<AttentionKind> kinds_;
+    std::vector<AttentionKindTrace> kinds_;
 
 public:
     void compute(const AttentionConfig& c) override { kinds_ = encoder_decoder_experiment(c, c.L_q() + 2, c.L_q()); }
@@ -387,7 +387,7 @@ public:
 
     void write_state(Json& out, Lang) const override {
         Json kinds = Json::array();
-        for (const AttentionKind& k : kinds_) kinds.push_back({{"name", k.name}, {"weights_shape", shape_json(k.trace)}});
+        for (const AttentionKindTrace& k : kinds_) kinds.push_back({{"name", k.name}, {"weights_shape", shape_json(k.trace)}});
         out["kinds"] = kinds;
     }
 };

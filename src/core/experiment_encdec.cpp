@@ -11,7 +11,7 @@
 
 namespace lab {
 
-std::vector<AttentionKind> encoder_decoder_experiment(const AttentionConfig& base, int encoder_len, int decoder_len) {
+std::vector<AttentionKindTrace> encoder_decoder_experiment(const AttentionConfig& base, int encoder_len, int decoder_len) {
     AttentionConfig common = base;
     common.padding_lengths.clear();
     common.custom_keep.clear();
@@ -38,7 +38,7 @@ std::vector<AttentionKind> encoder_decoder_experiment(const AttentionConfig& bas
     dec_in.memory.name = "memory";
     dec_in.memory.dims = {"B", "L_kv", "d_model"};
 
-    std::vector<AttentionKind> out;
+    std::vector<AttentionKindTrace> out;
     out.push_back({"encoder self-attention", Msg(Str::exp_encdec_encoder_label), run_trace(enc, enc_in, w)});
     out.push_back({"decoder masked self-attention", Msg(Str::exp_encdec_decoder_label), run_trace(dec, dec_in, w)});
     out.push_back({"encoder-decoder attention", Msg(Str::exp_encdec_cross_label), run_trace(cross, io, w)});

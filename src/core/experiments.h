@@ -3,7 +3,7 @@
 // Every function is deterministic from its seed (or the base config's seed); nothing
 // here draws on screen. Texts a learner reads (labels, descriptions, titles, symptoms,
 // the "why" paragraphs) are messages (core/message.h), said in whatever language the
-// reader shows; ids (MaskCase::name, AttentionKind::name, MistakeSpec::key), PyTorch
+// reader shows; ids (MaskCase::name, AttentionKindTrace::name, MistakeSpec::key), PyTorch
 // lines and PyTorch's errors are the same in every language. Each concept lives in its
 // own src/core/experiment_*.cpp.
 #pragma once
@@ -147,7 +147,7 @@ const MistakeSpec* find_mistake(const std::string& key);  // null when unknown
 MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base);
 
 // 6. Encoder vs decoder ------------------------------------------------------------
-struct AttentionKind {
+struct AttentionKindTrace {
     std::string name;     // id, the same in every language: "encoder self-attention",
                           // "decoder masked self-attention", "encoder-decoder attention"
     Msg label;            // what the learner reads ("编码器自注意力", ...)
@@ -159,7 +159,7 @@ struct AttentionKind {
 //   encoder-decoder attention:      cross: Q from the target, K/V from the source, no mask
 // source/target are make_inputs(cross config).memory/.x, so the three share their inputs.
 // Empty when a resulting config is invalid.
-std::vector<AttentionKind> encoder_decoder_experiment(const AttentionConfig& base, int encoder_len, int decoder_len);
+std::vector<AttentionKindTrace> encoder_decoder_experiment(const AttentionConfig& base, int encoder_len, int decoder_len);
 
 // Helpers shared by the experiment files (and handy for the tests) ----------------
 namespace experiment_detail {
