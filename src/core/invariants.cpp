@@ -5,29 +5,49 @@
 #include "invariants.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "trace.h"
+#include "vec.h"
 
 namespace lab {
 
 namespace {
 
+// The scans below read each tensor once, a SIMD vector at a time, without a branch per
+// value (vec.h); counts are kept per lane, sums of floats in double, one per lane.
+
+// The last n (< one vector) values of x, padded with NaN (every scan skips or counts it apart).
+vec::Float tail(const float* x, long n) { return vec::load_part(x, static_cast<int>(n), __builtin_nanf("")); }
+
 long count_nonfinite(const Tensor& t) {
-    long n = 0;
-    for (float v : t.data) n += !std::isfinite(v);
-    return n;
+    const float* x = t.ptr();
+    const long n = static_cast<long>(t.size());
+    vec::Int bad{};
+    long i = 0;
+    for (; i + vec::kLanes <= n; i += vec::kLanes) bad -= ~vec::finite(vec::load(x + i));
+    long total = vec::sum_lanes(bad);
+    for (; i < n; ++i) total += !std::isfinite(x[i]);
+    return total;
 }
 
-double stddev(const Tensor& t) {
-    double sum = 0, sq = 0;
-    long n = 0;
-    for (float v : t.data)
-        if (std::isfinite(v)) sum += v, sq += double(v) * v, ++n;
-    if (n == 0) return 0;
-    const double mean = sum / n;
-    return std::sqrt(std::fmax(0.0, sq / n - mean * mean));
-}
+// Sum and sum of squares of the finite values, and how many there are.
+struct Moments {
+    vec::Double sum{}, sq{};
+    vec::Int n{};
+    void add(vec::Float v) {
+        const vec::Int ok = vec::finite(v);
+        const vec::Double x = vec::widen(ok ? v : vec::splat(0.0f));
+        sum += x, sq += x * x, n -= ok;
+    }
+    double stddev() const {
+        const long count = vec::sum_lanes(n);
+        if (count == 0) return 0;
+        const double mean = vec::sum_lanes(sum) / count;
+        return std::sqrt(std::fmax(0.0, vec::sum_lanes(sq) / count - mean * mean));
+    }
+};
 
 InvariantCheck finite_check(const Tensor& t, long allowed_nonfinite, Str why_allowed) {
     const long bad = count_nonfinite(t);
@@ -63,6 +83,7 @@ bool heads_match_columns(const Tensor& heads, const Tensor& flat) {
             for (int l = 0; l < L; ++l) {
                 const float* a = heads.ptr() + ((static_cast<long>(b) * h + head) * L + l) * dk;
                 const float* f = flat.ptr() + (static_cast<long>(b) * L + l) * h * dk + head * dk;
+                if (std::memcmp(a, f, sizeof(float) * dk) == 0) continue;  // the same bits: the same values
                 for (int j = 0; j < dk; ++j)
                     if (!same_value(a[j], f[j])) return false;
             }
@@ -81,7 +102,7 @@ void check_inputs_and_heads(Trace& tr) {
     checks(tr, StageId::Input).push_back(finite_check(tr[TensorId::QueryIn], 0, Str::Count_));
     if (const Tensor* pe = tr.find(TensorId::Pe)) {
         float lo = 0, hi = 0;
-        for (float v : pe->data) lo = std::fmin(lo, v), hi = std::fmax(hi, v);
+        for (float v : pe->data) lo = v < lo ? v : lo, hi = v > hi ? v : hi;  // fmin/fmax without the calls
         checks(tr, StageId::Input).push_back({"pe_range", Str::chk_pe_range_label, lo >= -1 && hi <= 1,
                                               Msg(Str::chk_min_max_4f, double(lo), double(hi))});
     }
@@ -99,21 +120,45 @@ void check_inputs_and_heads(Trace& tr) {
                                                split_ok ? Str::chk_split_ok : Str::chk_split_bad});
 }
 
+// The spread of scores and scaled, and max |scores / div - scaled| (in double; NaN skipped
+// as fmax skips it), in one pass over both.
+struct ScalingScan {
+    Moments scores, scaled;
+    double err = 0;
+};
+
+ScalingScan scan_scaling(const Tensor& scores, const Tensor& scaled, double div) {
+    ScalingScan r;
+    const vec::Double divisor = vec::Double{} + div;
+    vec::Double err{};
+    auto add = [&](vec::Float s, vec::Float t) {
+        r.scores.add(s), r.scaled.add(t);
+        vec::Double e = vec::widen(s) / divisor - vec::widen(t);
+        e = e < 0 ? -e : e;
+        err = e > err ? e : err;
+    };
+    const long n = static_cast<long>(scores.size());
+    long i = 0;
+    for (; i + vec::kLanes <= n; i += vec::kLanes) add(vec::load(scores.ptr() + i), vec::load(scaled.ptr() + i));
+    if (i < n) add(tail(scores.ptr() + i, n - i), tail(scaled.ptr() + i, n - i));
+    for (int l = 0; l < vec::kLanes; ++l) r.err = err[l] > r.err ? err[l] : r.err;
+    return r;
+}
+
 // 4-5: scores and their scaling.
 void check_scores(Trace& tr) {
     const AttentionConfig& c = tr.config;
     const Tensor& scores = tr[TensorId::Scores];
     const Tensor& scaled = tr[TensorId::Scaled];
     checks(tr, StageId::Scores).push_back(finite_check(scores, 0, Str::Count_));
-    const double div = c.scale ? std::sqrt(static_cast<double>(c.d_k())) : 1.0;
-    double err = 0;
-    for (size_t i = 0; i < scores.size(); ++i) err = std::fmax(err, std::fabs(scores.data[i] / div - scaled.data[i]));
+    const ScalingScan scan = scan_scaling(scores, scaled, c.scale ? std::sqrt(static_cast<double>(c.d_k())) : 1.0);
+    const double spread = scan.scores.stddev();
     checks(tr, StageId::Scale).push_back(
         {"scaled_is_scores_over_sqrt_dk",
          c.scale ? Msg::literal("scaled = scores / sqrt(d_k)") : Msg(Str::chk_scaling_off_label),
-         err <= 1e-5 * (1 + stddev(scores)), Msg(Str::chk_max_error, err)});
+         scan.err <= 1e-5 * (1 + spread), Msg(Str::chk_max_error, scan.err)});
     checks(tr, StageId::Scale).push_back(
-        {"spread", Str::chk_spread_label, true, Msg(Str::chk_spread_detail, stddev(scores), stddev(scaled))});
+        {"spread", Str::chk_spread_label, true, Msg(Str::chk_spread_detail, spread, scan.scaled.stddev())});
 }
 
 // 6: the fill went exactly where the mask says; rows that keep no key.
@@ -124,24 +169,60 @@ void check_mask(Trace& tr) {
     const Tensor& scaled = tr[TensorId::Scaled];
     const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
     const float fill = mask_fill_value(c.mask_fill);
+    const vec::Float fills = vec::splat(fill), zero = vec::splat(0.0f);
+    vec::Int wrong_v{}, masked_v{};
     long wrong = 0, n_masked = 0;
     for (int b = 0; b < B; ++b)
         for (int head = 0; head < h; ++head)
             for (int i = 0; i < Lq; ++i) {
                 const float* keep = keep_row(mask, b, i);
                 const long row = ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
-                for (int j = 0; j < Lkv; ++j) {
+                const float *m = masked.ptr() + row, *x = scaled.ptr() + row;
+                int j = 0;
+                for (; j + vec::kLanes <= Lkv; j += vec::kLanes) {
+                    const vec::Int kept = vec::load(keep + j) != zero;
+                    const vec::Float mj = vec::load(m + j);
+                    masked_v -= ~kept;
+                    wrong_v -= kept ? mj != vec::load(x + j) : mj != fills;
+                }
+                for (; j < Lkv; ++j) {
                     const bool kept = keep[j] != 0.0f;
                     n_masked += !kept;
-                    wrong += kept ? (masked.data[row + j] != scaled.data[row + j]) : (masked.data[row + j] != fill);
+                    wrong += kept ? (m[j] != x[j]) : (m[j] != fill);
                 }
             }
+    wrong += vec::sum_lanes(wrong_v), n_masked += vec::sum_lanes(masked_v);
     checks(tr, StageId::Mask).push_back({"fill_applied", Msg(Str::chk_fill_applied_label, mask_fill_name(c.mask_fill)),
                                          wrong == 0, Msg(Str::chk_fill_detail, n_masked, wrong)});
     const int fully = tr.fully_masked_rows;
     const Str fully_text = c.mask_fill == MaskFill::NegInf ? Str::chk_fully_masked_nan : Str::chk_fully_masked_uniform;
     checks(tr, StageId::Mask).push_back({"no_fully_masked_rows", Str::chk_row_keeps_key_label, fully == 0,
                                          fully == 0 ? Msg(Str::chk_no_fully_masked) : Msg(fully_text, fully)});
+}
+
+// One row of weights: returns its sum (in double); lowers *lo, raises *hi (NaN skipped, as
+// fmin/fmax skip it) and counts the masked keys whose weight is not 0 into *leaked.
+double scan_weights_row(const float* p, const float* keep, int L, float* lo, float* hi, long* leaked) {
+    const vec::Float zero = vec::splat(0.0f);
+    vec::Double sum{};
+    vec::Float low = vec::splat(*lo), high = vec::splat(*hi);
+    vec::Int leaks{};
+    int j = 0;
+    for (; j + vec::kLanes <= L; j += vec::kLanes) {
+        const vec::Float v = vec::load(p + j);
+        sum += vec::widen(v);
+        low = v < low ? v : low, high = v > high ? v : high;
+        leaks -= (vec::load(keep + j) == zero) & (v != zero);
+    }
+    double total = vec::sum_lanes(sum);
+    *lo = -vec::max_lanes(-low), *hi = vec::max_lanes(high);
+    *leaked += vec::sum_lanes(leaks);
+    for (; j < L; ++j) {
+        total += p[j];
+        *lo = p[j] < *lo ? p[j] : *lo, *hi = p[j] > *hi ? p[j] : *hi;
+        *leaked += keep[j] == 0.0f && p[j] != 0.0f;
+    }
+    return total;
 }
 
 // 7: rows sum to 1, masked keys get 0, every weight in [0, 1] (fully masked rows left out).
@@ -159,12 +240,7 @@ void check_softmax(Trace& tr) {
                 if (!row_has_key(mask, b, i, Lkv)) continue;  // reported by the mask stage
                 const float* keep = keep_row(mask, b, i);
                 const float* p = weights.ptr() + ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
-                double sum = 0;
-                for (int j = 0; j < Lkv; ++j) {
-                    sum += p[j];
-                    lo = std::fmin(lo, p[j]), hi = std::fmax(hi, p[j]);
-                    if (keep[j] == 0.0f && p[j] != 0.0f) ++leaked;
-                }
+                const double sum = scan_weights_row(p, keep, Lkv, &lo, &hi, &leaked);
                 worst = std::fmax(worst, std::fabs(sum - 1.0));
                 ++rows;
             }
