@@ -87,10 +87,10 @@ void lab_recompute(LabApp& app) {
         app.weights = make_weights(c);
         app.weights_for = c;
     }
-    // The new configuration is valid, so the new trace will exist: free the old one
-    // first, so the page's peak memory is one trace (validate() caps it) plus weights.
-    app.trace = Trace{};
-    app.trace = run_trace(c, make_inputs(c, app.tokens), app.weights);
+    // Recomputed in place: tensors that keep their size keep their buffers, the others are
+    // freed before their new buffer is made, so the page's peak memory stays about one
+    // trace (validate() caps it) plus weights, and a knob change allocates next to nothing.
+    run_trace(app.trace, c, make_inputs(c, app.tokens), app.weights);
     ++app.generation;
     app.recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (app.batch_item >= app.config.batch) app.batch_item = app.config.batch - 1;

@@ -99,6 +99,9 @@ Tensor& add_tensor(Trace& tr, TensorId id, Tensor t);
 // The config must be valid (validate() empty): callers check first and keep their
 // last good trace otherwise.
 Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w);
+// The same into an existing trace, reusing the buffers of its tensors that keep their
+// size (what the app does on every knob change). Inputs and weights must not be its own tensors.
+void run_trace(Trace& trace, const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w);
 Trace run_trace(const AttentionConfig& c);
 
 }  // namespace lab
