@@ -223,7 +223,7 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     text_after(tr(app, text.backward && stepper_grads(app) ? text.backward->formula : text.formula));
     draw_stepper_header(app);
     draw_selection(app);
-    draw_untrained_note(app);
+    if (!app.stepper.shown) draw_untrained_note(app);  // else the header says which weights
     ImGui::Separator();
     if (stepper_grads(app)) {
         draw_backward_pairs(app, text.backward->pairs);

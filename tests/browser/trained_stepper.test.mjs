@@ -51,6 +51,8 @@ async function openShippedReverse(t, lang) {
   const s2 = await clickKey(t, 'stepper:weights:model', (s) => s.stepper.shown_model && s.stepper.weights === 'shipped',
     'the stepper shows the model');
   assert(s2.lang === lang, `language ${s2.lang}`);
+  // The setup panel says its knobs are the random weights', not the model's sizes.
+  assert(!s1.layout['stepper:setup_note'] && s2.layout['stepper:setup_note'], 'the setup panel\'s note while the model is shown');
   // The line naming the weights, in the page's language.
   const label = s2.stepper.weights_label;
   assert(label.includes('reverse') && label.includes(String(s2.stepper.steps)), `weights label: ${label}`);
