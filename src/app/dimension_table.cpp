@@ -36,7 +36,7 @@ void draw_dimensions_tab(LabApp& app) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(t->name.c_str());
         ImGui::TableNextColumn();
-        ImGui::Text("%s", shape_named(*t).c_str());
+        ImGui::Text("%s", shape_on_screen(app, *t).c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(tr(app, infos[s].title));
     }

@@ -128,29 +128,38 @@ std::string lab_url_hash(const LabApp& app) {
     s.tokens = app.tokens;
     s.view.stage = app.stage, s.view.batch_item = app.batch_item, s.view.head = app.head, s.view.all_heads = app.all_heads;
     if (app.experiment >= 0) s.view.experiment = experiments()[app.experiment].key;
+    if (app.lesson.lesson >= 0) s.view.lesson = app.lesson.lesson + 1, s.view.lesson_step = app.lesson.step + 1;
     s.lang = lang_code(app.lang);
     return encode_url_state(s);
 }
 
-void lab_apply_url_hash(LabApp& app, const std::string& hash) {
-    const UrlDecode d = decode_url_state(hash);
-    Lang lang;
-    if (!d.state.lang.empty() && parse_lang(d.state.lang, &lang)) lab_set_language(app, lang);
-    app.config = d.state.config;
-    app.tokens = d.state.tokens;
+void lab_show_url_state(LabApp& app, const UrlState& s) {
+    app.config = s.config;
+    app.tokens = s.tokens;
     std::string joined;
     for (const auto& t : app.tokens) joined += (joined.empty() ? "" : " ") + t;
     size_t n = std::min(joined.size(), sizeof app.token_text - 1);
     if (n < joined.size()) n = utf8::boundary_at_or_before(joined, n);  // whole characters
     joined.copy(app.token_text, n);
     app.token_text[n] = '\0';
-    app.stage = d.state.view.stage;
-    app.batch_item = d.state.view.batch_item;
-    app.head = d.state.view.head;
-    app.all_heads = d.state.view.all_heads;
-    app.notes = hash_notes(d);
-    app.experiment = d.state.view.experiment.empty() ? -1 : experiment_index(d.state.view.experiment);
+    app.stage = s.view.stage;
+    app.batch_item = s.view.batch_item;
+    app.head = s.view.head;
+    app.all_heads = s.view.all_heads;
+    app.experiment = s.view.experiment.empty() ? -1 : experiment_index(s.view.experiment);
     app.dirty = true;
+}
+
+void lab_apply_url_hash(LabApp& app, const std::string& hash) {
+    const UrlDecode d = decode_url_state(hash);
+    Lang lang;
+    if (!d.state.lang.empty() && parse_lang(d.state.lang, &lang)) lab_set_language(app, lang);
+    lab_show_url_state(app, d.state);
+    app.notes = hash_notes(d);
+    // A link to another lesson step sets the lab up for it; the same step keeps the link's knobs.
+    const int lesson = d.state.view.lesson - 1, step = d.state.view.lesson_step - 1;
+    if (lesson < 0) lesson_leave(app);
+    else if (lesson != app.lesson.lesson || step != app.lesson.step) lesson_start(app, lesson, step);
 }
 
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text) {
@@ -235,7 +244,9 @@ void lab_frame(LabApp& app) {
     } else {
         draw_stage_view(app, {side_l, bar_h, mid_w, body_h - table_h});
         draw_dimension_table(app, {side_l, bar_h + body_h - table_h, mid_w, table_h});
-        draw_explain_panel(app, {side_l + mid_w, bar_h, ds.x - side_l - mid_w, body_h});
+        const PanelRect right = {side_l + mid_w, bar_h, ds.x - side_l - mid_w, body_h};
+        if (app.lesson.lesson >= 0) draw_lesson_panel(app, right);  // the card takes the explain panel's place
+        else draw_explain_panel(app, right);
     }
     if (app.show_help) draw_help_overlay(app);
     handle_keys(app);

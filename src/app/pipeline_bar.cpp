@@ -50,6 +50,8 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     ImGui::TextDisabled("%s", tr(app, UiStr::bar_subtitle));
     ImGui::SameLine();
     draw_experiment_menu(app);
+    ImGui::SameLine();
+    draw_lesson_menu(app);
     draw_language_switch(app);
     const auto& infos = stage_infos();
     const ImGuiStyle& style = ImGui::GetStyle();

@@ -83,7 +83,7 @@ void hover_cell(LabApp& app, TensorId id, const Slice& s, const HeatmapHit& hit,
 void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_title = false) {
     const Tensor& t = app.trace[id];
     const Slice s = slice_of(t, app.batch_item, head);
-    std::string title = t.name + "  " + shape_named(t);
+    std::string title = t.name + "  " + shape_on_screen(app, t);
     if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
     if (s.prefix.size() == 2) title += say(app, Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head));
     if (short_title) title = say(app, Msg(UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
@@ -118,7 +118,7 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
 void show_every_head(LabApp& app, TensorId id, bool in_a_row) {
     const Tensor& t = app.trace[id];
     const int heads = app.trace.config.heads;
-    ImGui::TextUnformatted((t.name + "  " + shape_named(t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
+    ImGui::TextUnformatted((t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
     const int per_row = in_a_row ? heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
     const int grid_rows = (heads + per_row - 1) / per_row;
     const ImVec2 a = ImGui::GetContentRegionAvail();

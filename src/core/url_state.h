@@ -7,7 +7,7 @@
 // Decoding never fails: unknown keys, malformed values, duplicates and invalid
 // combinations are reported as notes and fall back to defaults. The configuration's
 // keys are the rows of core/config_keys.h; the view's (tokens, stage, b, head, all,
-// exp, lang) are this file's.
+// exp, lesson, step, lang) are this file's.
 #pragma once
 #include <string>
 #include <vector>
@@ -24,6 +24,8 @@ struct ViewSelection {
     int batch_item = 0;
     int head = 0;
     bool all_heads = false;
+    int lesson = 0;          // 1-based index into lessons() (core/lessons.h); 0 = no lesson
+    int lesson_step = 0;     // 1-based step of that lesson
 };
 
 struct UrlState {
