@@ -318,14 +318,23 @@ void draw_lesson_menu(LabApp& app) {
     if (clicked || app.lesson.open_menu) ImGui::OpenPopup("lessons");
     app.lesson.open_menu = false;
     if (!ImGui::BeginPopup("lessons")) return;
+    // Titles in one column, each lesson's progress in a second one right of the longest.
+    std::vector<std::string> titles;
+    float title_w = 0;
     for (size_t i = 0; i < lessons().size(); ++i) {
-        const Lesson& l = lessons()[i];
+        titles.push_back(say(app, Msg(UiStr::lv_menu_entry, static_cast<int>(i + 1), lessons()[i].title)));
+        title_w = std::max(title_w, ImGui::CalcTextSize(titles.back().c_str()).x);
+    }
+    const float gap = ImGui::GetFontSize() * 1.5f, progress_w = ImGui::CalcTextSize("00/00").x;
+    for (size_t i = 0; i < lessons().size(); ++i) {
         const std::string id = "lesson:" + std::to_string(i + 1);
-        const std::string text = say(app, Msg(UiStr::lv_menu_entry, static_cast<int>(i + 1), l.title));
-        if (ImGui::Selectable((text + "###" + id).c_str(), app.lesson.lesson == static_cast<int>(i))) lesson_start(app, static_cast<int>(i), 0);
+        const bool shown = app.lesson.lesson == static_cast<int>(i);
+        if (ImGui::Selectable((titles[i] + "###" + id).c_str(), shown, 0, ImVec2(title_w + gap + progress_w, 0)))
+            lesson_start(app, static_cast<int>(i), 0);
         lab_note_rect(app, id);
-        ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize("00/00").x);
-        ImGui::TextDisabled("%s", say(app, Msg(UiStr::lv_menu_progress, done_count(app.lesson.done[i]), static_cast<int>(l.steps.size()))).c_str());
+        ImGui::SameLine(ImGui::GetStyle().WindowPadding.x + title_w + gap);
+        const int steps = static_cast<int>(lessons()[i].steps.size());
+        ImGui::TextDisabled("%s", say(app, Msg(UiStr::lv_menu_progress, done_count(app.lesson.done[i]), steps)).c_str());
     }
     ImGui::Separator();
     if (ImGui::Selectable(ui_label(app, UiStr::lv_menu_leave, "lesson_none").c_str(), false)) lesson_leave(app);
