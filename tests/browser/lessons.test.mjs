@@ -137,49 +137,53 @@ async function answerWrongThenRight(t, s, useCheckButton) {
   return r;
 }
 
-test('lessons: every step of every lesson, answered wrong once then right, with the live numbers', async (t) => {
-  let s = await openLab(t);
-  assert(s.lesson === null, `a lesson is shown without being asked for: ${JSON.stringify(s.lesson)}`);
-  assert(s.lessons.length >= 5 && s.lessons.every((l) => /^0+$/.test(l.done)), `fresh progress ${JSON.stringify(s.lessons)}`);
-  let steps = 0;
-  for (const lesson of s.lessons.slice(0, 5)) {
-    s = await openLessonByMenu(t, lesson.id);
-    for (let n = 1; n <= lesson.steps; n++) {
-      s = await waitForState(t, lessonIs(lesson.id, n), { timeout: T, message: `lesson ${lesson.id} step ${n} shown` });
-      const q = s.lesson.question;
-      assert(q.ready, `lesson ${lesson.id}.${n} not ready: ${q.not_ready}`);
-      assert(!s.lesson.answered && s.lesson.attempts === 0 && s.lesson.feedback === '', `lesson ${lesson.id}.${n} starts answered`);
-      assert(new RegExp(`(^|&)lesson=${lesson.id}&step=${n}(&|$)`).test(s.url_hash), `hash ${s.url_hash}`);
-      assert(s.layout['lesson:prev'] && s.layout['lesson:next'] && s.layout['lesson:setup'], 'navigation buttons missing');
-      if (q.kind === 'shape') crossCheckShape(s);
-      if (q.kind === 'cells') crossCheckCells(s);
-      const hovered = q.kind === 'estimate' || q.kind === 'pick_row' ? await crossCheckMaxWeight(t, s) : '';
-      const r = await answerWrongThenRight(t, await labState(t.page), n % 2 === 0);
-      note(t, `${lesson.id}.${n} ${q.kind}: ${r.lesson.feedback.slice(0, 140)}${hovered}`);
-      if (PHOTO_STEP[lesson.id] === n) {
-        await parkMouse(t);
-        await waitFrames(t, 2);
-        await screenshotNotBlank(t, `lesson-${lesson.id}-step-${n}-en.png`);
-      }
-      steps++;
-      const next = layoutRect(r, 'lesson:next');
-      await clickRect(t, next);
+/** Walk every step of lesson `id` from the menu, wrong once then right; Finish leaves it. */
+async function walkLesson(t, id, steps) {
+  let s = await openLessonByMenu(t, id);
+  for (let n = 1; n <= steps; n++) {
+    s = await waitForState(t, lessonIs(id, n), { timeout: T, message: `lesson ${id} step ${n} shown` });
+    const q = s.lesson.question;
+    assert(q.ready, `lesson ${id}.${n} not ready: ${q.not_ready}`);
+    assert(!s.lesson.answered && s.lesson.attempts === 0 && s.lesson.feedback === '', `lesson ${id}.${n} starts answered`);
+    assert(new RegExp(`(^|&)lesson=${id}&step=${n}(&|$)`).test(s.url_hash), `hash ${s.url_hash}`);
+    assert(s.layout['lesson:prev'] && s.layout['lesson:next'] && s.layout['lesson:setup'], 'navigation buttons missing');
+    if (q.kind === 'shape') crossCheckShape(s);
+    if (q.kind === 'cells') crossCheckCells(s);
+    const hovered = q.kind === 'estimate' || q.kind === 'pick_row' ? await crossCheckMaxWeight(t, s) : '';
+    const r = await answerWrongThenRight(t, await labState(t.page), n % 2 === 0);
+    note(t, `${id}.${n} ${q.kind}: ${r.lesson.feedback.slice(0, 140)}${hovered}`);
+    if (PHOTO_STEP[id] === n) {
+      await parkMouse(t);
+      await waitFrames(t, 2);
+      await screenshotNotBlank(t, `lesson-${id}-step-${n}-en.png`);
     }
-    s = await waitForState(t, (x) => x.lesson === null, { timeout: T, message: `Finish leaves lesson ${lesson.id}` });
-    const done = s.lessons.find((l) => l.id === lesson.id).done;
-    assert(done === '1'.repeat(lesson.steps), `lesson ${lesson.id} progress ${done}`);
+    await clickRect(t, layoutRect(r, 'lesson:next'));
   }
-  note(t, `${steps} steps answered`);
-  // The progress survives a reload.
-  await t.page.reload();
-  s = await waitReady(t);
-  for (const l of s.lessons.slice(0, 5)) assert(l.done === '1'.repeat(l.steps), `after reload lesson ${l.id}: ${l.done}`);
-  const stored = await t.page.evaluate(() => window.localStorage.getItem('attnlab.lessons'));
-  note(t, `localStorage: ${stored}`);
-  await clickRect(t, layoutRect(s, 'menu:lessons'));
-  await stableRect(t, 'lesson:1');
-  await screenshotNotBlank(t, 'lesson-menu-progress.png');
-});
+  s = await waitForState(t, (x) => x.lesson === null, { timeout: T, message: `Finish leaves lesson ${id}` });
+  const done = s.lessons.find((l) => l.id === id).done;
+  assert(done === '1'.repeat(steps), `lesson ${id} progress ${done}`);
+  return s;
+}
+
+for (const id of [1, 2, 3, 4, 5]) {
+  test(`lessons: lesson ${id}, every step answered wrong once then right with the live numbers; progress survives a reload`, async (t) => {
+    let s = await openLab(t);
+    assert(s.lesson === null, `a lesson is shown without being asked for: ${JSON.stringify(s.lesson)}`);
+    assert(s.lessons.length >= 5 && s.lessons.every((l) => /^0+$/.test(l.done)), `fresh progress ${JSON.stringify(s.lessons)}`);
+    const steps = s.lessons.find((l) => l.id === id).steps;
+    await walkLesson(t, id, steps);
+    await t.page.reload({ waitUntil: 'load', timeout: 60000 });
+    s = await waitReady(t);
+    for (const l of s.lessons) {
+      assert(l.done === (l.id === id ? '1'.repeat(l.steps) : '0'.repeat(l.steps)), `after reload lesson ${l.id}: ${l.done}`);
+    }
+    const stored = await t.page.evaluate(() => window.localStorage.getItem('attnlab.lessons'));
+    note(t, `localStorage attnlab.lessons = ${stored}`);
+    await clickRect(t, layoutRect(s, 'menu:lessons'));
+    await stableRect(t, `lesson:${id}`);
+    await screenshotNotBlank(t, `lesson-menu-progress-${id}.png`);
+  }, { timeout: 300000 });
+}
 
 test('lessons: the hash opens a step; bad values are named; knobs move and come back', async (t) => {
   let s = await openLab(t, '#lesson=4&step=3');
