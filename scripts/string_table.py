@@ -4,8 +4,11 @@ the core's (src/core/strings/*.def, see src/core/i18n.h) and the app's
 (src/app/strings/*.def, see src/app/ui_text.h).
 
   string_table.py text OUT.txt STRINGS_DIR...   every character of the Chinese column of
-        every table, plus GB2312 level 1 (3,755 common hanzi) and CJK punctuation for typed
-        tokens: the --text-file for fontTools.subset, so a new string cannot miss a glyph.
+        every table, plus GB2312 levels 1 and 2 (6,763 hanzi: 3,755 common + 3,008 less
+        common, e.g. 摞, 阱) and CJK punctuation for typed tokens: the --text-file for
+        fontTools.subset, so a new string cannot miss a glyph.
+  string_table.py gb2312 OUT.txt   the 6,763 hanzi of GB2312 as hex code points, one a line
+        (Python's gb2312 codec): the font test checks the subset holds every one.
   string_table.py cmap OUT.txt NAME=FONT...  the code points each built font maps,
         one "NAME XXXX" line each (hex): the tests check every string against it.
   string_table.py page STRINGS_DIR IN.html OUT.html   the served index.html: the
@@ -90,9 +93,10 @@ def entries(strings_dir):
             yield key, groups
 
 
-def gb2312_level1():
+def gb2312_hanzi():
+    """GB2312's hanzi: rows 16-55 (level 1, 3,755) and 56-87 (level 2, 3,008)."""
     out = []
-    for hi in range(0xB0, 0xD8):
+    for hi in range(0xB0, 0xF8):
         for lo in range(0xA1, 0xFF):
             try:
                 out.append(bytes([hi, lo]).decode("gb2312"))
@@ -111,12 +115,19 @@ def write_text(out, strings_dirs):
             count += 1
         if count == before:
             sys.exit(f"string_table.py: no LAB_STR entries under {strings_dir}")
-    chars.update(gb2312_level1())
+    chars.update(gb2312_hanzi())
     chars.update(chr(c) for c in range(0x3000, 0x3020))   # CJK punctuation: 、。「」《》…
     chars.update(chr(c) for c in range(0xFF01, 0xFF5F))   # full-width forms: ，！？（）：；
     chars.update("\u00b7\u2014\u2026\u201c\u201d\u2018\u2019")
     pathlib.Path(out).write_text("".join(sorted(chars)), "utf-8")
     print(f"string_table.py: {count} strings, {len(chars)} characters -> {out}")
+
+
+def write_gb2312(out):
+    hanzi = gb2312_hanzi()
+    if len(hanzi) != 6763:
+        sys.exit(f"string_table.py: the gb2312 codec gave {len(hanzi)} hanzi, not 6,763")
+    pathlib.Path(out).write_text("".join(f"{ord(c):04X}\n" for c in hanzi), "ascii")
 
 
 def write_cmap(out, fonts):
@@ -156,6 +167,8 @@ if __name__ == "__main__":
         write_text(sys.argv[2], sys.argv[3:])
     elif len(sys.argv) == 5 and sys.argv[1] == "page":
         write_page(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 3 and sys.argv[1] == "gb2312":
+        write_gb2312(sys.argv[2])
     elif len(sys.argv) >= 4 and sys.argv[1] == "cmap":
         write_cmap(sys.argv[2], sys.argv[3:])
     else:

@@ -287,7 +287,7 @@ TEST_CASE("pe: dims outside d_model are dropped; an odd d_model breaks the offse
 // those torch lines from the trace's q, k, v, W^O: they agree to 3e-6.
 
 TEST_CASE("mistakes: every registry entry has a distinct key, lines and a symptom") {
-    CHECK(mistakes().size() == 9);
+    CHECK(mistakes().size() == 14);
     std::set<std::string> keys;
     AttentionConfig c;
     for (const MistakeSpec& m : mistakes()) {
@@ -301,17 +301,18 @@ TEST_CASE("mistakes: every registry entry has a distinct key, lines and a sympto
         CHECK_FALSE(r.correct_line.empty());
         CHECK(r.buggy_line != r.correct_line);
         CHECK_FALSE(r.symptom.empty());
+        CHECK((r.claim.empty() == (m.claim == nullptr)));
         CHECK(r.runs == r.error.empty());
         CHECK(r.runs == r.stops_at.empty());
         if (!r.runs) CHECK(stage_index(r.stops_at) >= 0);
-        // The correct run is always causal, and correct.
-        CHECK(r.correct.config.mask == MaskKind::Causal);
+        // The correct run has the mistake's mask (causal, or none for an encoder's line), and is correct.
+        CHECK(r.correct.config.mask == m.mask);
         if (r.runs) {
             CHECK(r.weights.shape == std::vector<int>{2, 2, 4, 4});
             CHECK(r.output.shape == std::vector<int>{2, 4, 8});
         }
     }
-    CHECK(keys.size() == 9);
+    CHECK(keys.size() == 14);
 }
 
 TEST_CASE("mistakes: softmax over the wrong axis / over heads breaks the row sums") {

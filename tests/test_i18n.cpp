@@ -124,13 +124,27 @@ TEST_CASE("the conversion check sees what printf sees") {
 TEST_CASE("every character of every string is in the font subsets the build made") {
     const FontCmaps fonts = read_cmaps();
     REQUIRE_MESSAGE(fonts.sans.size() > 500, "missing or empty " LAB_FONTS_CMAP);
-    REQUIRE(fonts.cjk.size() > 3755);
-    // GB2312 level 1 (3,755 common hanzi) for typed tokens: spot checks from its first and last rows.
-    for (unsigned c : {0x554Au /* 啊 */, 0x5EA7u /* 座 */, 0x732Bu /* 猫 */, 0x7403u /* 球 */, 0xFF0Cu /* ， */, 0x3002u /* 。 */})
+    REQUIRE(fonts.cjk.size() > 6763);
+    // GB2312 levels 1 and 2 (6,763 hanzi) for typed tokens: every one (the list is Python's gb2312
+    // codec, scripts/string_table.py gb2312), and the two a tutorial's text needs (摞, 阱).
+    std::ifstream gb(LAB_GB2312);
+    REQUIRE_MESSAGE(gb.good(), "missing " LAB_GB2312);
+    std::vector<unsigned> gb2312;
+    for (std::string hex; gb >> hex;) gb2312.push_back(static_cast<unsigned>(std::stoul(hex, nullptr, 16)));
+    CHECK(gb2312.size() == 6763);
+    std::ostringstream lacking;
+    int held = 0;
+    for (unsigned c : gb2312) {
+        held += fonts.cjk.count(c) == 1;
+        if (!fonts.cjk.count(c)) lacking << std::hex << "U+" << c << ' ';
+    }
+    CHECK_MESSAGE(held == 6763, "GB2312 hanzi the font lacks: " << lacking.str());
+    for (unsigned c : {0x554Au /* 啊 */, 0x5EA7u /* 座 */, 0x732Bu /* 猫 */, 0x645Eu /* 摞 */, 0x9631u /* 阱 */, 0x9F44u /* 齄 */,
+                       0xFF0Cu /* ， */, 0x3002u /* 。 */})
         CHECK(fonts.cjk.count(c) == 1);
     int hanzi = 0;
     for (unsigned c : fonts.cjk) hanzi += is_hanzi(c);
-    CHECK(hanzi >= 3755);
+    CHECK(hanzi >= 6763);
     std::set<unsigned> missing_en, missing_zh;
     for (const TextEntry* e : all_entries()) {
         bool ok = true;
@@ -185,11 +199,11 @@ TEST_CASE("messages render like printf in the language asked for") {
           "b='x' is not a whole number in [0, 4095]; using -1294967296");  // %d of a value past INT_MAX wraps as printf's
     CHECK(en(Msg(UiStr::lang_missing_glyph, "\xe6\x91\x9e", "\xe6\x91\x9e", 0x645Eu)).find("(U+645E)") != std::string::npos);
     // A nested message is said in the same language; then() appends.
-    Msg m(Str::chk_finite_allowed, 3L, Str::chk_nan_from_masked_rows);
-    CHECK(en(m) == "3 NaN values, all from fully-masked rows (NaN weights)");
-    CHECK(zh(m) == "3 个 NaN 数值，全部来自被完全掩码的行（其注意力权重为 NaN）");
+    Msg m(Str::chk_finite_label, Msg(Str::chk_fn4_scaled_label));
+    CHECK(en(m) == "all values of variance after \xc3\xb7\xe2\x88\x9a" "d_k are finite");
+    CHECK(zh(m) == "\xc3\xb7\xe2\x88\x9a" "d_k 之后的方差 的所有值都是有限数");
     m.then(Msg::literal(" [x]"));
-    CHECK(en(m) == "3 NaN values, all from fully-masked rows (NaN weights) [x]");
+    CHECK(en(m) == "all values of variance after \xc3\xb7\xe2\x88\x9a" "d_k are finite [x]");
     CHECK(en(Msg::literal("h \xc2\xb7 d_k")) == zh(Msg::literal("h \xc2\xb7 d_k")));
     CHECK(Msg().empty());
     CHECK(en(Msg()).empty());

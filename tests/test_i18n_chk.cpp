@@ -57,13 +57,16 @@ TEST_CASE("fully masked rows and scaling off are explained in Chinese") {
     const Trace tr = run_trace(c);
     const InvariantCheck* rows = find_check(tr, StageId::Mask, "no_fully_masked_rows");
     REQUIRE(rows);
-    CHECK_FALSE(rows->pass);
+    CHECK(rows->verdict == Verdict::Fail);
     CHECK(zh(rows->label) == "每个查询行至少保留一个键");
     CHECK(contains(zh(rows->detail), "8 个（批次样本、头、查询）行的所有键都被掩码"));
     CHECK(contains(zh(rows->detail), "与 PyTorch 相同"));
     const InvariantCheck* out = find_check(tr, StageId::Output, "finite");
     REQUIRE(out);
-    CHECK(contains(zh(out->detail), "全部来自被完全掩码的行"));
+    CHECK(out->verdict == Verdict::NanMasked);
+    CHECK(zh(out->label) == "output 只在所有键都被掩码的行里出现 NaN");
+    CHECK(contains(zh(out->detail), "全部位于 4 个所有键都被掩码的行"));
+    CHECK(contains(zh(out->detail), "这不算通过"));
     const InvariantCheck* sum = find_check(tr, StageId::Softmax, "rows_sum_to_1");
     REQUIRE(sum);
     CHECK(contains(zh(sum->detail), "（未计入 8 个被完全掩码的行）"));

@@ -159,8 +159,26 @@ TEST_CASE("pytorch_script embeds the exact numbers and runs PyTorch's MHA") {
     CHECK(has(py, "torch.allclose(output, lab_output, atol=1e-5, rtol=1e-5, equal_nan=True)"));
     CHECK(has(py, "print(\"PyTorch agrees with Attention Lab: max |diff| weights=%.3g, output=%.3g\""));
     CHECK(has(py, "sys.exit(1)"));
-    CHECK(has(py, "key_value_in = query_in  # self-attention"));
+    CHECK(has(py, "memory = x  # self-attention"));
 
+    // Inputs, weights and biases come from the seed: regenerated, checked by CRC-32.
+    CHECK(has(py, "x = normal_tensor(stream_seed(seed, \"x\"), B, L_q, d_model)\n"));
+    CHECK(has(py, "w_q = uniform_tensor(stream_seed(seed, \"w_q\"), w_bound, d_model, d_model)\n"));
+    CHECK(has(py, "b_o = uniform_tensor(stream_seed(seed, \"b_o\"), b_bound, d_model)\n"));
+    CHECK(has(py, "same_as_lab(\"query_in\", query_in, 0x"));
+    CHECK_FALSE(has(py, "w_q = tensor(["));
+}
+
+TEST_CASE("pytorch_script writes out what the seed does not give, bit for bit") {
+    AttentionConfig c;
+    const AttentionInputs in = make_inputs(c, {"the", "cat", "sat", "down"});  // typed tokens: their own rows
+    AttentionWeights w = make_weights(c);
+    w.w_q.data[3] += 0.25f;  // e.g. trained weights
+    const Trace tr = run_trace(c, in, w);
+    const std::string py = pytorch_script(tr);
+    CHECK(has(py, "query_in = tensor([\n"));
+    CHECK_FALSE(has(py, "x = normal_tensor("));
+    CHECK(has(py, "b_q = uniform_tensor("));  // the biases still come from the seed
     // The literal list of w_q reads back as the lab's float32 values, bit for bit.
     const size_t begin = py.find("w_q = tensor([\n");
     REQUIRE(begin != std::string::npos);
@@ -178,6 +196,15 @@ TEST_CASE("pytorch_script embeds the exact numbers and runs PyTorch's MHA") {
     CHECK(all_same);
 }
 
+TEST_CASE("the exported script at Paper base stays under 1 MB") {
+    AttentionConfig c;
+    c.d_model = 512, c.heads = 8, c.seq_len = 10;
+    const std::string py = pytorch_script(run_trace(c));
+    MESSAGE("Paper base script: " << py.size() << " bytes");
+    CHECK(py.size() < 1000000);
+    CHECK(has(py, "lab_output = tensor([\n"));  // the numbers it compares with are still all there
+}
+
 TEST_CASE("pytorch_script follows the mask, the fill, cross-attention and the scale switch") {
     SUBCASE("padding with -inf: key_padding_mask, NaN in the lab's weights") {
         const std::string py = pytorch_script(run_trace(padding_config()));
@@ -192,12 +219,12 @@ TEST_CASE("pytorch_script follows the mask, the fill, cross-attention and the sc
         CHECK(has(py, "masked_fill(keep.expand(B, L_q, L_kv) == 0, -1e9).repeat_interleave(h, dim=0)"));
         CHECK_FALSE(has(py, " nan,"));
     }
-    SUBCASE("cross-attention embeds the memory side") {
+    SUBCASE("cross-attention regenerates the memory side") {
         AttentionConfig c;
         c.cross = true, c.seq_len = 3, c.kv_len = 6, c.mask = MaskKind::None;
         const std::string py = pytorch_script(run_trace(c));
         CHECK(has(py, "B, L_q, L_kv, d_model, h = 2, 3, 6, 8, 2\n"));
-        CHECK(has(py, "key_value_in = tensor([\n"));
+        CHECK(has(py, "memory = normal_tensor(stream_seed(seed, \"memory\"), B, L_kv, d_model)\n"));
         CHECK(has(py, "cross-attention (queries from x"));
         CHECK(has(py, "attn_mask = key_padding_mask = None  # no mask"));
     }

@@ -25,8 +25,8 @@ namespace {
 const ImU32 kRed = IM_COL32(240, 110, 100, 255), kBlue = IM_COL32(90, 170, 240, 255);
 const ImU32 kRedDim = IM_COL32(240, 110, 100, 170), kBlueDim = IM_COL32(90, 170, 240, 170);
 
-// One head's weights (item 0) as a small heatmap.
-void weights_map(LabApp& app, const Trace& tr, int head, const char* id, float w, float h) {
+// One head's weights of one batch item as a small heatmap.
+void weights_map(LabApp& app, const Trace& tr, int item, int head, const char* id, float w, float h) {
     const Tensor& t = tr[TensorId::Weights];
     const int Lq = t.shape[2], Lkv = t.shape[3];
     HeatmapOptions opt;
@@ -34,8 +34,8 @@ void weights_map(LabApp& app, const Trace& tr, int head, const char* id, float w
     opt.gpu = &app.gpu;
     std::string key = std::string("exp/") + id;
     opt.gpu_key = key.c_str();
-    opt.gpu_version = app.generation * 131 + static_cast<unsigned>(app.experiment);
-    MatrixHeatmap(id, t.ptr() + t.offset({0, head, 0, 0}), Lq, Lkv, Lkv, opt, w, h);
+    opt.gpu_version = (app.generation * 131 + static_cast<unsigned>(app.experiment)) * 64 + static_cast<unsigned>(item % 64);
+    MatrixHeatmap(id, t.ptr() + t.offset({item, head, 0, 0}), Lq, Lkv, Lkv, opt, w, h);
 }
 
 Json shape_json(const Trace& tr) { return tr[TensorId::Weights].shape; }
@@ -168,7 +168,7 @@ private:
         ImGui::TextDisabled("q_heads %s", shape_numbers(p.trace[TensorId::QHeads].shape).c_str());
         ImGui::TextDisabled("weights %s", shape_numbers(p.trace[TensorId::Weights].shape).c_str());
         const float map = std::min(col_w - 8, avail_h * 0.25f);
-        weights_map(app, p.trace, 0, ("heads_h" + std::to_string(p.heads)).c_str(), map, map);
+        weights_map(app, p.trace, 0, 0, ("heads_h" + std::to_string(p.heads)).c_str(), map, map);
         ImGui::TextDisabled("%s", tr(app, UiStr::xv_entropy_per_head));
         for (size_t k = 0; k < p.head_entropy.size() && k < 16; ++k) {
             ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::ColorConvertU32ToFloat4(head_color(static_cast<int>(k))));
@@ -184,22 +184,33 @@ private:
 // 3. Masks ----------------------------------------------------------------------------------
 class MasksPanel : public ExperimentPanel {
     MaskComparison masks_;
+    int item_ = -1;  // the batch item the maps show; -1: the most padded one (the last)
 
 public:
-    void compute(const AttentionConfig& c) override { masks_ = mask_experiment(c); }
+    void compute(const AttentionConfig& c) override {
+        masks_ = mask_experiment(c);
+        item_ = std::min(item_, c.batch - 1);
+    }
 
     void draw(LabApp& app) override {
         const MaskComparison& m = masks_;
         if (m.cases.empty()) return;
+        const int batch = m.cases[0].trace.config.batch;
+        const int item = item_ < 0 ? batch - 1 : item_;
+        draw_item_picker(app, batch, item);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         const float col_w = avail.x / m.cases.size() - 8;
         for (size_t i = 0; i < m.cases.size(); ++i) {
             const MaskCase& mc = m.cases[i];
             if (i) ImGui::SameLine();
-            ImGui::BeginChild(static_cast<int>(i + 200), ImVec2(col_w, avail.y * 0.55f), true);
+            ImGui::BeginChild(static_cast<int>(i + 200), ImVec2(col_w, avail.y * 0.6f), true);
             ImGui::TextUnformatted(say(app, mc.label).c_str());
+            if (mc.name == "padding") {
+                const int len = mc.trace.config.padding_lengths[item];
+                text_wrapped("%s", say(app, Msg(UiStr::xv_padding_item, item, len, mc.trace.config.L_kv() - len)).c_str());
+            }
             const float map = std::min(col_w - 8, avail.y * 0.32f);
-            weights_map(app, mc.trace, 0, ("mask_" + std::to_string(i)).c_str(), map, map);
+            weights_map(app, mc.trace, item, 0, ("mask_" + std::to_string(i)).c_str(), map, map);
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
             text_wrapped("%s", say(app, Msg(UiStr::xv_future_nonzero, mc.future_nonzero)).c_str());
             const Msg nan = mc.has_nan ? Msg(UiStr::xv_nan_suffix) : Msg::literal("");
@@ -215,10 +226,25 @@ public:
         Json cases = Json::array();
         for (const MaskCase& c : masks_.cases)
             cases.push_back({{"name", c.name}, {"future_nonzero", c.future_nonzero},
-                             {"fully_masked_rows", c.fully_masked_rows}, {"has_nan", c.has_nan}});
+                             {"fully_masked_rows", c.fully_masked_rows}, {"has_nan", c.has_nan},
+                             {"padding_lengths", c.trace.config.padding_lengths}});
         out["cases"] = cases;
+        out["item"] = masks_.cases.empty() ? 0 : (item_ < 0 ? masks_.cases[0].trace.config.batch - 1 : item_);
         out["fully_masked_inf_nan"] = masks_.fully_masked_inf.has_nan;
         out["fully_masked_1e9_nan"] = masks_.fully_masked_1e9.has_nan;
+    }
+
+private:
+    // "batch item: (0) (1) ...": which item every map shows (padding differs per item).
+    void draw_item_picker(LabApp& app, int batch, int item) {
+        ImGui::TextUnformatted(tr(app, UiStr::xv_batch_item));
+        for (int b = 0; b < batch && b < 16; ++b) {
+            ImGui::SameLine();
+            int chosen = item;
+            if (ImGui::RadioButton(("###mask_item" + std::to_string(b)).insert(0, std::to_string(b)).c_str(), &chosen, b))
+                item_ = b;
+            lab_note_rect(app, "mask_item:" + std::to_string(b));
+        }
     }
 };
 
@@ -308,13 +334,19 @@ public:
     void draw(LabApp& app) override {
         if (results_.empty()) return;
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        ImGui::BeginChild("mistake_list", ImVec2(avail.x * 0.3f, avail.y), true);
+        // As wide as the longest title (radio, padding, scrollbar), up to half the panel.
+        float widest = 0;
+        for (const MistakeResult& m : results_) widest = std::max(widest, ImGui::CalcTextSize(say(app, m.title).c_str()).x);
+        const ImGuiStyle& st = ImGui::GetStyle();
+        const float list_w = widest + ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + 2 * st.WindowPadding.x + st.ScrollbarSize;
+        ImGui::BeginChild("mistake_list", ImVec2(std::min(std::max(list_w, avail.x * 0.3f), avail.x * 0.5f), avail.y), true);
         for (size_t i = 0; i < results_.size(); ++i) {
             const MistakeResult& m = results_[i];
             ImGui::RadioButton((say(app, m.title) + "###mistake_" + m.key).c_str(), &selected_, static_cast<int>(i));
             lab_note_rect(app, "mistake:" + m.key);
         }
         ImGui::EndChild();
+        lab_note_rect(app, "mistake_list");  // tests: every title fits inside it
         ImGui::SameLine();
         ImGui::BeginChild("mistake_detail", ImVec2(0, avail.y), true);
         draw_detail(app, results_[selected_]);
@@ -327,7 +359,8 @@ public:
             series.push_back({{"key", m.key}, {"runs", m.runs}, {"error", m.error}, {"stops_at", m.stops_at},
                               {"max_row_sum_error", json_number(m.max_row_sum_error)},
                               {"future_weight", json_number(m.future_weight)}, {"output_diff", json_number(m.output_diff)},
-                              {"symptom", render(m.symptom, lang)}});
+                              {"symptom", render(m.symptom, lang)}, {"claim", render(m.claim, lang)},
+                              {"buggy_line", m.buggy_line}, {"nan_rows", m.nan_rows}});
         out["selected"] = selected_, out["series"] = series;
     }
 
@@ -358,6 +391,12 @@ private:
         }
         ImGui::Spacing();
         text_wrapped("%s", say(app, m.symptom).c_str());
+        if (m.claim.empty()) return;
+        ImGui::Spacing();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.75f, 0.4f, 1));
+        text_wrapped("%s", tr(app, UiStr::xv_tutorial_claim));
+        ImGui::PopStyleColor();
+        text_wrapped("%s", say(app, m.claim).c_str());
     }
 };
 
@@ -380,7 +419,7 @@ public:
             for (TensorId id : {TensorId::Q, TensorId::K, TensorId::V, TensorId::Weights, TensorId::Output})
                 ImGui::TextDisabled("%-8s %s", tensor_name(id), shape_named(tr[id]).c_str());
             const float map = std::min(col_w - 8, avail.y * 0.55f);
-            weights_map(app, tr, 0, ("encdec_" + std::to_string(i)).c_str(), map, map);
+            weights_map(app, tr, 0, 0, ("encdec_" + std::to_string(i)).c_str(), map, map);
             ImGui::EndChild();
         }
     }

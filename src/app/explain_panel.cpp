@@ -3,6 +3,8 @@
 // computed from the live numbers.
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "text_wrap.h"
 #include "core/stages.h"
 #include "lab_app.h"
@@ -17,17 +19,25 @@ void heading(const char* text) {
     ImGui::TextDisabled("%s", text);
 }
 
-// A green or red dot, then the label and its numbers.
-void badge(const LabApp& app, const InvariantCheck& ch) {
+// A dot in the verdict's colour (a ring for a fact), the label and its numbers. Only a
+// pass is green; NaN from fully-masked rows is amber with its explanation.
+void badge(LabApp& app, const InvariantCheck& ch) {
+    static const ImU32 colour[] = {IM_COL32(90, 200, 120, 255), IM_COL32(240, 90, 80, 255), IM_COL32(240, 180, 60, 255),
+                                   IM_COL32(150, 155, 165, 255)};  // in Verdict's order
+    static const UiStr prefix[] = {UiStr::ui_explain_fails, UiStr::ui_explain_nan};  // fail, NaN
+    const int v = static_cast<int>(ch.verdict);
     const float r = ImGui::GetTextLineHeight() * 0.3f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddCircleFilled(ImVec2(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f), r,
-                                                ch.pass ? IM_COL32(90, 200, 120, 255) : IM_COL32(240, 90, 80, 255));
-    ImGui::Dummy(ImVec2(r * 2.5f, 0));
+    const ImVec2 centre(p.x + r, p.y + ImGui::GetTextLineHeight() * 0.5f);
+    if (ch.is_check()) ImGui::GetWindowDrawList()->AddCircleFilled(centre, r, colour[v]);
+    else ImGui::GetWindowDrawList()->AddCircle(centre, r * 0.85f, colour[v], 0, 1.5f);
+    ImGui::Dummy(ImVec2(r * 2.5f, ImGui::GetTextLineHeight()));
+    lab_note_rect(app, "badge:" + ch.id);  // the dot: tests read its colour
     ImGui::SameLine();
-    text_wrapped("%s%s", ch.pass ? "" : tr(app, UiStr::ui_explain_fails), say(app, ch.label).c_str());
+    text_wrapped("%s%s", v == 1 || v == 2 ? tr(app, prefix[v - 1]) : "", say(app, ch.label).c_str());
     ImGui::Indent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::PushStyleColor(ImGuiCol_Text, ch.verdict == Verdict::NanMasked ? ImVec4(0.95f, 0.75f, 0.4f, 1)
+                                                                          : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     text_wrapped("%s", say(app, ch.detail).c_str());
     ImGui::PopStyleColor();
     ImGui::Unindent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
@@ -52,9 +62,17 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
         ImGui::BulletText("%s  %s", say(app, st.op).c_str(), shape_named(st.shape, st.dims).c_str());
     heading(tr(app, UiStr::ui_explain_why));
     text_wrapped("%s", tr(app, info.why));
+    // Checks first; facts (what no input can make false, footnote 4's numbers) apart, never counted.
     heading(tr(app, UiStr::ui_explain_checks));
-    if (rec.checks.empty()) ImGui::TextDisabled("%s", tr(app, UiStr::ui_explain_no_checks));
-    for (const InvariantCheck& ch : rec.checks) badge(app, ch);
+    bool facts = false;
+    for (const InvariantCheck& ch : rec.checks)
+        if (ch.is_check()) badge(app, ch);
+        else facts = true;
+    if (std::none_of(rec.checks.begin(), rec.checks.end(), [](const InvariantCheck& c) { return c.is_check(); }))
+        ImGui::TextDisabled("%s", tr(app, UiStr::ui_explain_no_checks));
+    if (facts) heading(tr(app, UiStr::ui_explain_facts));
+    for (const InvariantCheck& ch : rec.checks)
+        if (!ch.is_check()) badge(app, ch);
     if (!app.hover.tensor.empty()) {
         heading(tr(app, UiStr::ui_explain_hovered));
         text_wrapped("%s", say(app, app.hover.text).c_str());

@@ -31,6 +31,7 @@ std::vector<Msg> hash_notes(const UrlDecode& d) {
 std::vector<Msg> config_notes(const ConfigFileResult& r, const Msg& what) {
     std::vector<Msg> notes;
     for (const ConfigError& e : r.errors) notes.push_back(Msg(UiStr::app_file_param_message, what, e.param, e.message));
+    for (const Msg& m : config_file_summary(r)) notes.push_back(Msg(UiStr::app_param_message, what, m));
     if (!r.ignored.empty()) {
         std::string keys;
         for (const auto& k : r.ignored) keys += (keys.empty() ? "" : ", ") + k;

@@ -78,7 +78,7 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         const bool current = static_cast<int>(i) == app.stage && app.experiment < 0;
         const bool failing = [&] {
             for (const auto& ch : app.trace.stages[i].checks)
-                if (!ch.pass) return true;
+                if (ch.is_check() && !ch.passed()) return true;
             return false;
         }();
         ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));

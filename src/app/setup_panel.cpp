@@ -16,9 +16,14 @@ namespace lab {
 
 namespace {
 
-// Keeps the mask parameters sized to the current shape after a size knob moved.
+// Keeps the mask parameters sized to the current shape after a size knob moved: a new
+// batch item starts with its default padding length (L, L-2, ...), none is longer than L_kv.
 void fit_mask_params(AttentionConfig& c) {
-    if (c.batch >= 1 && c.batch <= 4096) c.padding_lengths.resize(c.batch, c.L_kv());
+    if (c.batch >= 1 && c.batch <= 4096 && c.L_kv() >= 1) {
+        const std::vector<int> defaults = default_padding_lengths(c.batch, c.L_kv());
+        for (size_t b = c.padding_lengths.size(); b < defaults.size(); ++b) c.padding_lengths.push_back(defaults[b]);
+        c.padding_lengths.resize(c.batch);
+    }
     for (int& len : c.padding_lengths) len = std::min(len, c.L_kv());
     const size_t cells = static_cast<size_t>(std::max(0, c.L_q())) * static_cast<size_t>(std::max(0, c.L_kv()));
     if (c.L_q() > 0 && c.L_kv() > 0 && cells <= 4096 * 4096 && c.custom_keep.size() != cells) {
@@ -126,10 +131,24 @@ bool draw_mask(LabApp& app, bool changed) {
                                 tr(app, UiStr::ui_mask_custom)};
     const std::string mask_label = ui_label(app, UiStr::ui_setup_mask_combo, "mask");
     set_field_width(mask_label.c_str());
-    const bool mask_changed = ImGui::Combo(mask_label.c_str(), &mask, mask_items, IM_ARRAYSIZE(mask_items));
+    bool mask_changed = false;
+    const bool open = ImGui::BeginCombo(mask_label.c_str(), mask_items[mask]);
     lab_note_rect(app, "mask");
+    if (open) {  // each option's rectangle as "mask_option:<name>", for tests that pick with the mouse
+        for (int i = 0; i < IM_ARRAYSIZE(mask_items); ++i) {
+            if (ImGui::Selectable(mask_items[i], i == mask)) mask_changed = i != mask, mask = i;
+            lab_note_rect(app, std::string("mask_option:") + mask_kind_name(static_cast<MaskKind>(i)));
+        }
+        ImGui::EndCombo();
+    }
     if (mask_changed) {
         c.mask = static_cast<MaskKind>(mask);
+        // Choosing padding starts from lengths that hide something (L, L-2, ...), and the view
+        // moves to the item with the most padding, so the effect is on screen at once.
+        if (c.mask == MaskKind::Padding) {
+            c.padding_lengths = default_padding_lengths(c.batch, c.L_kv());
+            app.batch_item = std::max(0, c.batch - 1);
+        }
         changed = true;
     }
     if (changed || c.padding_lengths.size() != static_cast<size_t>(std::max(0, c.batch))) fit_mask_params(c);

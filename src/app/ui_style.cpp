@@ -17,6 +17,9 @@ namespace lab {
 namespace {
 
 constexpr float kMaxFontRasterScale = 3.0f;
+// With the Chinese font (about 7,000 glyphs: GB2312 levels 1 and 2) the atlas holds 1.8x
+// the glyphs it held with level 1 alone, so rasterising stops at 2.25x (still 4096 x 4096).
+constexpr float kMaxCjkRasterScale = 2.25f;
 
 // The code points DejaVu was subset to: kFontSansRanges (CMakeLists.txt, LAB_FONT_UNICODES).
 // The CJK blocks (core/utf8.h) the Chinese font may cover, as far as ImGui 1.86's 16-bit
@@ -63,14 +66,14 @@ int build_ui_style(float scale, CjkFontBytes cjk) {
     // Glyphs are rasterised for at most 3x: the CJK atlas grows with the square of the
     // scale (3x is 4096 x 4096; 8x would be 256 MB, beyond many GPUs' texture limit).
     // Above that ImGui scales the text up when drawing.
-    const float raster = std::min(scale, kMaxFontRasterScale);
+    const float raster = std::min(scale, cjk.data ? kMaxCjkRasterScale : kMaxFontRasterScale);
     io.FontGlobalScale = scale / raster;
     const float size = 15.0f * raster;
     ImFont* font = io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(kFontSans),
                                                   static_cast<int>(kFontSans_size), size, &cfg, kFontSansRanges);
     // Merged fonts fill in what DejaVu lacks (the first font to hold a glyph wins).
     // Hanzi are square and dense: one sample per pixel is enough and keeps the
-    // atlas of ~4,000 glyphs small and quick to build. ImGui sizes a font by
+    // atlas of ~7,000 glyphs small and quick to build. ImGui sizes a font by
     // ascent + descent, which is 1.45 em for Noto CJK but 1.16 em for DejaVu:
     // the CJK size is scaled up so a hanzi is about as tall as a capital plus.
     const float cjk_size = size * 1.3f;

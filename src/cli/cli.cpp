@@ -20,20 +20,25 @@
 #include "../interop/config_file.h"
 #include "../interop/exports.h"
 #include "../interop/json_export.h"
+#include "../interop/torch_print.h"
 #include "train_cmd.h"
 
 namespace lab {
 
 std::string cli_usage() {
     return "usage: attnlab trace [--config FILE] [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N]\n"
-           "                     [--seed N] [--mask none|causal|padding:L1,L2,...|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
+           "                     [--seed N] [--mask none|causal|padding[:L1,L2,...]|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
            "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--format table|json] [--out DIR]\n"
+           "                     [--print TENSOR [--item B] [--head H]]\n"
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
            "       attnlab train [--task copy|reverse|sort|induction] [...]   (attnlab train --help)\n"
            "       attnlab help\n"
            "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
+           "  --mask padding alone gives item b the length L - 2b (at least 1): L, L-2, ...\n"
            "  --config FILE reads a .json (d_model, h, d_k, seq_len, batch_size, seed, ...) or a .toml with an\n"
            "    [attention] table; flags after it override the file, keys the lab does not use are listed as a note\n"
+           "  --print TENSOR prints one tensor of the trace (weights, scores, q_heads, output, mask, ...) the way\n"
+           "    print(t[B, H]) does in PyTorch: --item picks the batch item, --head the head (both 0 by default)\n"
            "  export-script writes a standalone PyTorch script (standard output without --out) that recomputes the\n"
            "    trace with torch and exits 0 when PyTorch agrees with the lab\n";
 }
@@ -108,7 +113,12 @@ void KeyFlags::read_choice(const ConfigKey& k, const std::string& flag, const st
                            std::vector<ConfigError>* errors) {
     for (const KeyChoice& ch : k.choices) {
         const std::string prefix = std::string(ch.name) + ":";
-        if (!ch.detail && (v == ch.name || (ch.short_name && v == ch.short_name))) return k.set(c, ch.value);
+        if (v == ch.name || (ch.short_name && v == ch.short_name)) {  // "--mask padding": default lengths (finish())
+            k.set(c, ch.value);
+            for (const ConfigKey& detail : keys_)
+                if (ch.detail && std::string(detail.name) == ch.detail && detail.type == KeyType::WholeList) detail.ints(c)->clear();
+            return;
+        }
         if (!ch.detail || v.compare(0, prefix.size(), prefix) != 0) continue;
         k.set(c, ch.value);
         const std::string rest = v.substr(prefix.size());
@@ -198,6 +208,9 @@ void read_config_file(const std::string& path, AttentionConfig& c, FlagReader& r
     if (!f.errors.empty()) return;
     c = f.config;
     r.keys.forget_rows();  // a custom mask given before the file no longer applies
+    ConfigFileResult judged = f;
+    judged.ok = true;  // the flags after it are judged with the rest
+    for (const Msg& m : config_file_summary(judged)) r.p.notes.push_back(Msg::literal(path + ": ").then(m));
     if (f.ignored.empty()) return;
     std::string keys;
     for (const std::string& k : f.ignored) keys += (keys.empty() ? "" : ", ") + k;
@@ -211,6 +224,13 @@ void read_other_flag(const std::string& flag, AttentionConfig& c, FlagReader& r)
         if (r.value(flag, &v)) (r.p.options.command == "export-script" ? r.p.options.out_file : r.p.options.out_dir) = v;
     } else if (flag == "--config") {
         if (r.value(flag, &v)) read_config_file(v, c, r);
+    } else if (flag == "--print") {
+        r.value(flag, &r.p.options.print_tensor);
+    } else if (flag == "--item" || flag == "--head") {
+        long long n = 0;
+        if (!r.value(flag, &v)) return;
+        if (!parse_int(v, 0, kWholeMax, &n)) return r.error(flag, Msg(Str::cli_not_whole, flag, shown(v), 0LL, kWholeMax));
+        (flag == "--item" ? r.p.options.print_item : r.p.options.print_head) = static_cast<int>(n);
     } else if (flag == "--format") {
         if (!r.value(flag, &v)) return;
         if (v == "table" || v == "json") r.p.options.format = v;
@@ -227,6 +247,7 @@ void finish(AttentionConfig& c, FlagReader& r) {
     if (r.keys.given("--kv-len") && !c.cross && c.kv_len != 0 && c.kv_len != c.seq_len)
         r.error("--kv-len", Str::cli_kv_len_needs_cross);
     if (c.mask == MaskKind::Custom) r.keys.finish(&c, &r.p.errors);  // --mask custom:... (a file's is checked there)
+    if (c.mask == MaskKind::Padding && c.padding_lengths.empty()) c.padding_lengths = default_padding_lengths(c.batch, c.L_kv());
     if (!r.p.errors.empty()) return;
     for (ConfigError& e : validate(c)) r.p.errors.push_back(e);
 }
@@ -285,16 +306,19 @@ void print_table(const Trace& tr, std::ostream& out) {
             first = false;
         }
     }
-    out << "\ninvariants\n";
-    int failed = 0, total = 0;
+    out << "\ninvariants (NaN: only in fully-masked rows, not a pass; fact: shown, not a check)\n";
+    const char* const mark[] = {"ok  ", "FAIL", "NaN ", "fact"};  // in Verdict's order
+    int counted[4] = {};
     for (size_t s = 0; s < tr.stages.size(); ++s)
         for (const InvariantCheck& ch : tr.stages[s].checks) {
-            ++total;
-            failed += !ch.pass;
-            out << "  " << (ch.pass ? "ok  " : "FAIL") << "  " << pad(infos[s].key, 12) << english(ch.label) << ": "
+            ++counted[static_cast<int>(ch.verdict)];
+            out << "  " << mark[static_cast<int>(ch.verdict)] << "  " << pad(infos[s].key, 12) << english(ch.label) << ": "
                 << english(ch.detail) << "\n";
         }
-    out << total - failed << " of " << total << " invariants hold\n";
+    const int pass = counted[0], checks = pass + counted[1] + counted[2];
+    out << pass << " of " << checks << " invariants hold";
+    if (counted[2]) out << " (" << counted[2] << " show NaN from fully-masked rows)";
+    out << "; " << counted[3] << " facts are not checks\n";
 }
 
 void print_json(const Trace& tr, std::ostream& out) {
@@ -302,6 +326,50 @@ void print_json(const Trace& tr, std::ostream& out) {
                     {"stages", stages_json(tr, Lang::En)},
                     {"fully_masked_rows", tr.fully_masked_rows}};
     out << json_text(j) << "\n";
+}
+
+// --print TENSOR: the slice t[item, head] (the leading B and h dimensions fixed) printed as
+// PyTorch prints it, under a comment saying what was taken. 2 when the tensor or an index
+// does not exist.
+int print_tensor(const CliOptions& o, const Trace& tr, std::ostream& out, std::ostream& err) {
+    TensorId id;
+    if (!tensor_id(o.print_tensor, &id)) {
+        std::string names;
+        for (const Tensor& t : tr.tensors) names += (names.empty() ? "" : ", ") + t.name;
+        return err << "attnlab: --print: " << english(Msg(Str::cli_print_unknown, o.print_tensor, names)) << "\n", 2;
+    }
+    const Tensor* t = tr.find(id);
+    if (!t) return err << "attnlab: --print: " << english(Msg(Str::cli_print_absent, o.print_tensor)) << "\n", 2;
+    std::vector<int> index;
+    std::string taken;
+    size_t dim = 0;
+    const std::pair<const char*, int> picks[] = {{"B", o.print_item}, {"h", o.print_head}};
+    for (const auto& [name, given] : picks) {
+        const char* flag = name[0] == 'B' ? "--item" : "--head";
+        if (dim >= t->dims.size() || t->dims[dim] != name) {
+            if (given >= 0) err << "attnlab: note: " << english(Msg(Str::cli_print_no_dim, t->name, name, shape_named(*t), flag)) << "\n";
+            continue;
+        }
+        const int at = std::max(0, given), size = t->shape[dim];
+        if (at >= size) {
+            const Str range = name[0] == 'B' ? Str::cli_print_item_range : Str::cli_print_head_range;
+            return err << "attnlab: " << flag << " " << english(Msg(range, at, size, size - 1)) << "\n", 2;
+        }
+        index.push_back(at);
+        taken += (taken.empty() ? "" : ", ") + std::string(name[0] == 'B' ? "batch item " : "head ") + std::to_string(at);
+        ++dim;
+    }
+    const std::vector<int> shape(t->shape.begin() + dim, t->shape.end());
+    const std::vector<std::string> dims(t->dims.begin() + dim, t->dims.end());
+    size_t start = 0, count = 1;
+    for (size_t d = 0; d < t->shape.size(); ++d) start = start * t->shape[d] + (d < index.size() ? index[d] : 0);
+    for (int n : shape) count *= static_cast<size_t>(n);
+    std::string subscript;
+    for (size_t i = 0; i < index.size(); ++i) subscript += (i ? ", " : "") + std::to_string(index[i]);
+    out << t->name << (index.empty() ? "" : "[" + subscript + "]") << "  # " << (taken.empty() ? "" : taken + ": ")
+        << shape_named(shape, dims) << " of " << shape_named(*t) << "\n";
+    out << torch_repr(std::vector<float>(t->data.begin() + start, t->data.begin() + start + count), shape) << "\n";
+    return 0;
 }
 
 int export_script(const CliOptions& o, const Trace& tr, std::ostream& out, std::ostream& err) {
@@ -338,6 +406,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     const Trace tr = run_trace(p.options.config);
     if (p.options.command == "export-script") return export_script(p.options, tr, out, err);
+    if (!p.options.print_tensor.empty()) return print_tensor(p.options, tr, out, err);
+    for (const char* flag : {"--item", "--head"})
+        if ((flag[2] == 'i' ? p.options.print_item : p.options.print_head) >= 0)
+            err << "attnlab: note: " << english(Msg(Str::cli_print_needs_print, flag)) << "\n";
     if (p.options.format == "json") print_json(tr, out);
     else print_table(tr, out);
     if (!p.options.out_dir.empty()) {

@@ -17,6 +17,8 @@ struct CliOptions {
     std::string out_file;      // export-script --out FILE.py ("" = standard output)
     std::string format = "table";
     std::vector<std::string> config_files;  // --config FILE, in order (flags after one override it)
+    std::string print_tensor;  // trace --print TENSOR: print it as print(t[item, head]) does in PyTorch
+    int print_item = -1, print_head = -1;  // --item B, --head H (-1: not given, 0 is used)
 };
 
 struct CliParse {

@@ -8,6 +8,12 @@
 
 namespace lab {
 
+std::vector<int> default_padding_lengths(int batch, int L_kv) {
+    std::vector<int> lengths;
+    for (int b = 0; b < batch; ++b) lengths.push_back(L_kv - 2 * b >= 1 ? L_kv - 2 * b : 1);
+    return lengths;
+}
+
 std::vector<int> valid_heads(int d_model) {
     std::vector<int> out;
     for (int h = 1; h <= d_model; ++h)

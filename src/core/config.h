@@ -54,6 +54,10 @@ struct ConfigLimits {
 };
 
 std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& limits = {});
+// The padding lengths a padding mask starts with: L_kv, L_kv - 2, L_kv - 4, ... (at least 1)
+// for items 0, 1, 2, ..., so the effect shows at once (item 1 hides its last 2 keys) and no
+// row is fully masked. Every place that starts a padding mask uses these.
+std::vector<int> default_padding_lengths(int batch, int L_kv);
 // Every divisor of d_model: the heads that would be valid.
 std::vector<int> valid_heads(int d_model);
 // Bytes of all tensors one trace records (inputs, weights, every intermediate).

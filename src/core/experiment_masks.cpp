@@ -52,13 +52,11 @@ MaskComparison mask_experiment(const AttentionConfig& base) {
     c.mask = MaskKind::Causal;
     r.cases.push_back(make_case("causal", Msg(Str::exp_mask_causal_label), Msg(Str::exp_mask_causal_desc), c, in, w));
 
-    // Padding: item b has L_kv - 2b valid keys (at least 1): e.g. L and L-2 for two items.
+    // Padding: the lengths a padding mask starts with, L and L-2 for two items.
     c.mask = MaskKind::Padding;
+    c.padding_lengths = default_padding_lengths(c.batch, Lkv);
     std::string lengths;
-    for (int b = 0; b < c.batch; ++b) {
-        c.padding_lengths.push_back(std::max(1, Lkv - 2 * b));
-        lengths += (b ? ", " : "") + std::to_string(c.padding_lengths.back());
-    }
+    for (size_t b = 0; b < c.padding_lengths.size(); ++b) lengths += (b ? ", " : "") + std::to_string(c.padding_lengths[b]);
     r.cases.push_back(
         make_case("padding", Msg(Str::exp_mask_padding_label), Msg(Str::exp_mask_padding_desc, lengths), c, in, w));
     c.padding_lengths.clear();

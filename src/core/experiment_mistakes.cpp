@@ -8,6 +8,7 @@
 // run. Shape errors report the RuntimeError PyTorch 1.13 (Debian's python3-torch
 // 1.13.0a0) raises for the same shapes; the formats were checked by running the buggy
 // lines in torch (see tests/test_experiments.cpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -15,6 +16,7 @@
 
 #include "attention.h"
 #include "experiments.h"
+#include "positional_encoding.h"
 
 namespace lab {
 
@@ -29,12 +31,17 @@ struct MistakeContext {
     int B, h, Lq, Lkv, dk, dv, d;
     long block;             // L_q x L_kv: one (b, head) slice of the weights
     std::string fill;       // the fill as PyTorch code: float('-inf') or -1e9
-    const Tensor& keep;     // (L_q, L_kv): the causal mask
+    const Tensor& keep;     // (L_q, L_kv): the mask the mistake runs with (causal for most)
 };
+
 
 namespace {
 
 constexpr int kHardCodedDk = 128;  // as copied from a d_model = 1024, h = 8 model
+
+// The length a mask built for the wrong sequence has: half the keys (10 -> 5), or 2 more
+// when half would be below 2 (a length of 1 would broadcast without an error).
+int wrong_mask_length(int L_kv) { return L_kv >= 4 ? L_kv / 2 : L_kv + 2; }
 
 // PyTorch's error messages (English, as PyTorch prints them).
 std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
@@ -64,7 +71,7 @@ void softmax_strided(float* x, int n, long stride) {
 // Row statistics of (B, h, L_q, L_kv) weights over the rows without NaN.
 struct RowStats {
     double max_sum_error = 0, min_sum = 0, max_sum = 0, future = 0, mean_max = 0;
-    long rows = 0, nan = 0;
+    long rows = 0, nan = 0, nan_rows = 0;  // rows without NaN; NaN values; rows of only NaN
 };
 RowStats row_stats(const std::vector<float>& w, int rows_total, int Lq, int Lkv) {
     RowStats s;
@@ -75,12 +82,14 @@ RowStats row_stats(const std::vector<float>& w, int rows_total, int Lq, int Lkv)
         const int i = r % Lq;
         double sum = 0, future = 0, mx = 0;
         bool finite = true;
+        int nan = 0;
         for (int j = 0; j < Lkv; ++j) {
-            if (std::isnan(row[j])) ++s.nan, finite = false;
+            if (std::isnan(row[j])) ++s.nan, ++nan, finite = false;
             sum += row[j];
             if (j > i) future += row[j];
             mx = std::fmax(mx, row[j]);
         }
+        s.nan_rows += nan == Lkv;
         if (!finite) continue;
         ++s.rows;
         s.max_sum_error = std::fmax(s.max_sum_error, std::fabs(sum - 1));
@@ -96,10 +105,15 @@ RowStats row_stats(const std::vector<float>& w, int rows_total, int Lq, int Lkv)
 
 double pct(double x) { return 100.0 * x; }
 
-std::string with_fill(const char* line, const std::string& fill) {
+// The line with the run's values written in for {fill}, {short}, {B}, {h}, {L_q}, {L_kv}, {d_model}.
+std::string fill_in(const char* line, const MistakeContext& x) {
+    const std::pair<const char*, std::string> values[] = {
+        {"{fill}", x.fill}, {"{short}", std::to_string(wrong_mask_length(x.Lkv))}, {"{B}", std::to_string(x.B)},
+        {"{h}", std::to_string(x.h)}, {"{L_q}", std::to_string(x.Lq)}, {"{L_kv}", std::to_string(x.Lkv)},
+        {"{d_model}", std::to_string(x.d)}};
     std::string s = line;
-    const size_t at = s.find("{fill}");
-    if (at != std::string::npos) s.replace(at, 6, fill);
+    for (const auto& [key, value] : values)
+        for (size_t at; (at = s.find(key)) != std::string::npos;) s.replace(at, std::string(key).size(), value);
     return s;
 }
 
@@ -297,6 +311,192 @@ Msg say_k_instead_of_kt(const MistakeContext& x, const MistakeResult& r) {
     return with_nan_note(Msg(Str::exp_mistake_k_instead_of_kt_symptom, x.dk, x.dk, x.dk, x.dk, pct(r.output_diff)), r);
 }
 
+// ---- the mistakes the tutorials warn about, and the claims they make ----------------------
+
+// context.transpose(1, 2) is a strided view; .view() can merge h and d_v only when the
+// transpose moved nothing (h == 1 or L_q == 1). Otherwise PyTorch refuses.
+void run_view_without_contiguous(const MistakeContext& x, MistakeResult& r) {
+    if (x.h == 1 || x.Lq == 1) {
+        r.weights.data = x.tr[TensorId::Weights].data;
+        r.output.data = x.tr[TensorId::Output].data;
+        return;
+    }
+    r.runs = false;
+    r.stops_at = "concat";
+    r.error = "RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension "
+              "spans across two contiguous subspaces). Use .reshape(...) instead.";
+    r.symptom = Msg(Str::exp_mistake_view_contiguous_raises, x.B, x.h, x.Lq, x.dv, x.B, x.Lq, x.h, x.dv, x.Lq * x.dv, x.dv);
+}
+
+Msg say_view_without_contiguous(const MistakeContext& x, const MistakeResult&) {
+    return Msg(Str::exp_mistake_view_contiguous_runs, x.h, x.Lq);
+}
+
+// A mask built for another length: broadcasting compares sizes from the right, so the keys
+// (dimension 3) must match or be 1. PyTorch names the operands a and b in the order written.
+std::string broadcast_error(int a, int b) {
+    return fmt("RuntimeError: The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension 3",
+               a, b);
+}
+
+void run_mask_wrong_length(const MistakeContext& x, MistakeResult& r) {
+    const int n = wrong_mask_length(x.Lkv);
+    r.runs = false;
+    if (x.Lkv == 1 && (x.Lq == 1 || x.Lq == n)) {  // one key: the mask broadcasts, weights @ v fails instead
+        r.stops_at = "context";
+        r.error = fmt("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].",
+                      x.B * x.h, n, x.B * x.h, x.Lkv);
+        r.symptom = Msg(Str::exp_mistake_mask_length_broadcasts, n, n, x.B, x.h, n, n);
+        return;
+    }
+    r.stops_at = "mask";
+    r.error = broadcast_error(n, x.Lkv);
+    r.symptom = Msg(Str::exp_mistake_mask_length_raises, n, n, x.B, x.h, x.Lq, x.Lkv, broadcast_error(x.Lkv, n));
+}
+
+Msg say_never(const MistakeContext&, const MistakeResult&) { return {}; }  // for lines that always raise
+
+// §3.5 with the exponent written twice: 10000^(2i/d_model) where i already counts 0, 2, 4, ...
+void pe_with_exponent_twice(float* out, int len, int d) {
+    for (int pos = 0; pos < len; ++pos)
+        for (int col = 0; col < d; col += 2) {
+            const double angle = pos / std::pow(10000.0, 2.0 * col / d);
+            out[static_cast<long>(pos) * d + col] = static_cast<float>(std::sin(angle));
+            if (col + 1 < d) out[static_cast<long>(pos) * d + col + 1] = static_cast<float>(std::cos(angle));
+        }
+}
+
+// Both tables over the longer sequence's positions.
+struct PeTables {
+    int len = 0;
+    std::vector<float> right, wrong;
+};
+PeTables pe_tables(const MistakeContext& x) {
+    PeTables t;
+    t.len = std::max(x.Lq, x.Lkv);
+    t.right.resize(static_cast<size_t>(t.len) * x.d), t.wrong.resize(t.right.size());
+    sinusoidal_positional_encoding(t.right.data(), t.len, x.d);
+    pe_with_exponent_twice(t.wrong.data(), t.len, x.d);
+    return t;
+}
+
+// The same x, memory and weights with the wrong table added (when PE is on at all).
+void run_pe_exponent_twice(const MistakeContext& x, MistakeResult& r) {
+    if (!x.c.pe) return run_changed(x, r, x.c);
+    const PeTables t = pe_tables(x);
+    AttentionInputs in = x.in;
+    for (Tensor* seq : {&in.x, &in.memory})
+        for (size_t at = 0; at < seq->data.size(); ++at)
+            seq->data[at] += t.wrong[at % (static_cast<size_t>(seq->shape[1]) * x.d)];
+    AttentionConfig no_pe = x.c;
+    no_pe.pe = false;  // the wrong table is in the inputs already
+    const Trace bug = run_trace(no_pe, in, x.w);
+    r.weights.data = bug[TensorId::Weights].data;
+    r.output.data = bug[TensorId::Output].data;
+}
+
+Msg say_pe_exponent_twice(const MistakeContext& x, const MistakeResult& r) {
+    const PeTables t = pe_tables(x);
+    double gap = 0;
+    for (size_t i = 0; i < t.right.size(); ++i) gap = std::fmax(gap, std::fabs(double(t.right[i]) - t.wrong[i]));
+    // Columns that barely move over these positions: their wavelength dwarfs the sequence.
+    auto flat_columns = [&](const std::vector<float>& pe) {
+        int flat = 0;
+        for (int col = 0; col < x.d; ++col) {
+            float lo = pe[col], hi = pe[col];
+            for (int pos = 1; pos < t.len; ++pos) lo = std::fmin(lo, pe[pos * x.d + col]), hi = std::fmax(hi, pe[pos * x.d + col]);
+            flat += hi - lo < 0.01f;
+        }
+        return flat;
+    };
+    const double longest = 6.283185307179586 * std::pow(10000.0, 2.0 * (x.d - 2 + x.d % 2) / x.d);
+    Msg m(Str::exp_mistake_pe_twice_symptom, gap, t.len, x.d, flat_columns(t.wrong), flat_columns(t.right), x.d, longest);
+    m.then(x.c.pe ? Msg(Str::exp_mistake_pe_twice_output, pct(r.output_diff)) : Msg(Str::exp_mistake_pe_twice_off));
+    return m;
+}
+
+// view(batch, -1, h, 128): -1 takes whatever length makes the sizes fit. When L·d_model is a
+// multiple of h·128 it runs, with L' = L·d_model / (h·128) "positions" cut across tokens.
+int inferred_length(int L, int d, int h) { return (static_cast<long>(L) * d) % (static_cast<long>(h) * kHardCodedDk) ? -1 : L * d / (h * kHardCodedDk); }
+
+void run_view_infers_length(const MistakeContext& x, MistakeResult& r) {
+    const int Lq2 = inferred_length(x.Lq, x.d, x.h), Lkv2 = inferred_length(x.Lkv, x.d, x.h);
+    if (Lq2 < 0 || Lkv2 < 0) {
+        r.runs = false;
+        r.stops_at = "split_heads";
+        const int L = Lq2 < 0 ? x.Lq : x.Lkv;
+        r.error = fmt("RuntimeError: shape '[%d, -1, %d, %d]' is invalid for input of size %ld", x.B, x.h, kHardCodedDk,
+                      static_cast<long>(x.B) * L * x.d);
+        r.symptom = Msg(Str::exp_mistake_infer_length_raises, L, x.d, static_cast<long>(L) * x.d, x.h * kHardCodedDk);
+        return;
+    }
+    // (B, L, d_model) memory read as (B, L', h, 128), then transpose(1, 2): split_heads with d_k = 128.
+    const int dk = kHardCodedDk;
+    std::vector<float> qh(x.tr[TensorId::Q].size()), kh(x.tr[TensorId::K].size()), vh(kh.size());
+    split_heads(qh.data(), x.tr[TensorId::Q].ptr(), x.B, Lq2, x.h, dk);
+    split_heads(kh.data(), x.tr[TensorId::K].ptr(), x.B, Lkv2, x.h, dk);
+    split_heads(vh.data(), x.tr[TensorId::V].ptr(), x.B, Lkv2, x.h, dk);
+    const long block = static_cast<long>(Lq2) * Lkv2;
+    r.weights.data.assign(static_cast<size_t>(x.B) * x.h * block, 0.0f);
+    r.weights.shape = {x.B, x.h, Lq2, Lkv2};
+    std::vector<float> ctx(qh.size()), concat(qh.size());
+    for (long s = 0; s < static_cast<long>(x.B) * x.h; ++s) {
+        const SdpaOutputs o{nullptr, nullptr, nullptr, r.weights.data.data() + s * block, ctx.data() + s * Lq2 * dk};
+        scaled_dot_product_attention(o, qh.data() + s * Lq2 * dk, kh.data() + s * Lkv2 * dk, vh.data() + s * Lkv2 * dk,
+                                     nullptr, Lq2, Lkv2, dk, dk, SdpaOptions{x.c.scale, x.c.mask_fill, nullptr});
+    }
+    // transpose(1, 2).contiguous().view(batch, -1, d_model): (B, L', h·128) is (B, L, d_model) again.
+    concat_heads(concat.data(), ctx.data(), x.B, x.h, Lq2, dk);
+    r.output.data.assign(static_cast<size_t>(x.B) * x.Lq * x.d, 0.0f);
+    linear(r.output.data.data(), concat.data(), x.tr[TensorId::WO].ptr(), x.tr[TensorId::BO].ptr(), x.B * x.Lq, x.d, x.d);
+}
+
+Msg say_view_infers_length(const MistakeContext& x, const MistakeResult& r) {
+    if (x.dk == kHardCodedDk) return Msg(Str::exp_mistake_infer_length_same, pct(r.output_diff));
+    const int Lq2 = r.weights.shape[2];
+    return Msg(Str::exp_mistake_infer_length_symptom, x.B, x.h, Lq2, kHardCodedDk, Lq2, x.Lq, x.B, x.h, Lq2,
+               r.weights.shape[3], x.B, x.h, x.Lq, x.Lkv, x.B, x.Lq, x.d, pct(r.output_diff));
+}
+
+Msg claim_view_infers_length(const MistakeContext& x, const MistakeResult& r) {
+    if (!r.runs) return Msg(Str::exp_claim_dk_128_raises_here, x.Lq, x.d, x.h * kHardCodedDk);
+    return Msg(Str::exp_claim_dk_128_runs, x.B, x.h, r.weights.shape[2], r.weights.shape[3], x.B, x.Lq, x.d);
+}
+
+// The NumPy tutorial's additive mask (1 = blocked) fed the causal keep mask (1 = keep).
+void run_additive_mask_convention(const MistakeContext& x, MistakeResult& r) {
+    r.weights.data = x.tr[TensorId::Scaled].data;
+    for (long s = 0; s < static_cast<long>(x.B) * x.h; ++s)
+        for (long e = 0; e < x.block; ++e) r.weights.data[s * x.block + e] += x.keep.data[e] * -1e9f;
+    for (long row = 0; row < static_cast<long>(x.B) * x.h * x.Lq; ++row)
+        softmax_strided(r.weights.data.data() + row * x.Lkv, x.Lkv, 1);
+    finish_from_weights(x, r);
+}
+
+Msg say_additive_mask_convention(const MistakeContext& x, const MistakeResult& r) {
+    Msg m(Str::exp_mistake_additive_symptom, pct(r.future_weight), pct(r.output_diff));
+    if (x.Lkv <= x.Lq) m.then(Msg(Str::exp_mistake_additive_last_row, x.Lkv));
+    return m;
+}
+
+// Tutorial 000 quotes a view error for a view that runs.
+Msg claim_wrong_split_view(const MistakeContext& x, const MistakeResult& r) {
+    const long size = static_cast<long>(x.B) * x.Lq * x.d;
+    return Msg(Str::exp_claim_view_runs, x.B, x.Lq, x.d, size, x.B, x.Lq, x.h, x.dk, x.B, x.h, x.Lq, x.dk, pct(r.output_diff),
+               x.B, x.Lq, x.h, 2 * x.dk, size);
+}
+
+// Tutorial 002 says softmax(dim=1) raises IndexError.
+Msg claim_softmax_over_heads(const MistakeContext& x, const MistakeResult& r) {
+    return Msg(Str::exp_claim_softmax_dim1, x.h, r.min_row_sum, r.max_row_sum);
+}
+
+// Tutorial 001 says masked_fill(mask == 1, ...) makes every weight NaN.
+Msg claim_inverted_mask(const MistakeContext& x, const MistakeResult& r) {
+    const long rows = static_cast<long>(x.B) * x.h * x.Lq;
+    return Msg(x.c.mask_fill == MaskFill::NegInf ? Str::exp_claim_inverted_nan : Str::exp_claim_inverted_1e9, r.nan_rows, rows);
+}
+
 // ---- the registry ----------------------------------------------------------------------
 
 const std::vector<MistakeSpec> kMistakes = {
@@ -304,16 +504,17 @@ const std::vector<MistakeSpec> kMistakes = {
      "weights = scores.softmax(dim=-1)   # over the keys", run_softmax_wrong_axis, say_softmax_wrong_axis},
     {"softmax_over_heads", Str::exp_mistake_softmax_over_heads_title,
      "weights = F.softmax(scores, dim=1)   # scores: (B, h, L_q, L_kv), dim 1 is h",
-     "weights = F.softmax(scores, dim=-1)", run_softmax_over_heads, say_softmax_over_heads},
+     "weights = F.softmax(scores, dim=-1)", run_softmax_over_heads, say_softmax_over_heads, claim_softmax_over_heads},
     {"no_scaling", Str::exp_mistake_no_scaling_title, "scores = q @ k.transpose(-2, -1)",
      "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)", run_no_scaling, say_no_scaling},
     {"inverted_mask", Str::exp_mistake_inverted_mask_title, "scores = scores.masked_fill(mask == 1, {fill})",
-     "scores = scores.masked_fill(mask == 0, {fill})   # mask: 1 keep, 0 hide", run_inverted_mask, say_inverted_mask},
+     "scores = scores.masked_fill(mask == 0, {fill})   # mask: 1 keep, 0 hide", run_inverted_mask, say_inverted_mask,
+     claim_inverted_mask},
     {"mask_after_softmax", Str::exp_mistake_mask_after_softmax_title,
      "weights = scores.softmax(dim=-1).masked_fill(mask == 0, 0)",
      "weights = scores.masked_fill(mask == 0, {fill}).softmax(dim=-1)", run_mask_after_softmax, say_mask_after_softmax},
     {"wrong_split_view", Str::exp_mistake_wrong_split_view_title, "q = q.view(B, h, L, d_k)   # same for k, v",
-     "q = q.view(B, L, h, d_k).transpose(1, 2)", run_wrong_split_view, say_wrong_split_view},
+     "q = q.view(B, L, h, d_k).transpose(1, 2)", run_wrong_split_view, say_wrong_split_view, claim_wrong_split_view},
     {"concat_without_transpose", Str::exp_mistake_concat_without_transpose_title,
      "x = context.view(B, L, h * d_v)   # context: (B, h, L, d_v)",
      "x = context.transpose(1, 2).contiguous().view(B, L, h * d_v)", run_concat_without_transpose,
@@ -323,22 +524,45 @@ const std::vector<MistakeSpec> kMistakes = {
      "q = q.view(B, L, h, d_model // h).transpose(1, 2)", run_hard_coded_dk, say_hard_coded_dk},
     {"k_instead_of_kt", Str::exp_mistake_k_instead_of_kt_title, "scores = q @ k / math.sqrt(d_k)",
      "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)", run_k_instead_of_kt, say_k_instead_of_kt},
+    {"view_without_contiguous", Str::exp_mistake_view_contiguous_title,
+     "x = context.transpose(1, 2).view(B, L, h * d_v)   # context: (B, h, L, d_v)",
+     "x = context.transpose(1, 2).contiguous().view(B, L, h * d_v)", run_view_without_contiguous,
+     say_view_without_contiguous},
+    {"mask_wrong_length", Str::exp_mistake_mask_length_title,
+     "mask = torch.tril(torch.ones({short}, {short}))   # built for {short} positions\n"
+     "scores = scores.masked_fill(mask == 0, {fill})   # scores: ({B}, {h}, {L_q}, {L_kv})",
+     "mask = torch.tril(torch.ones(L_q, L_kv))   # one row per query, one column per key", run_mask_wrong_length, say_never},
+    {"pe_exponent_twice", Str::exp_mistake_pe_twice_title,
+     "for i in range(0, d_model, 2):\n    denom = 10000 ** (2 * i / d_model)   # i is already 2k",
+     "for i in range(0, d_model, 2):\n    denom = 10000 ** (i / d_model)   # 10000^(2k / d_model), section 3.5",
+     run_pe_exponent_twice, say_pe_exponent_twice},
+    {"view_infers_length", Str::exp_mistake_infer_length_title,
+     "q = self.W_q(x).view(batch, -1, self.h, 128).transpose(1, 2)   # d_k written as 128; k, v alike",
+     "q = self.W_q(x).view(batch, -1, self.h, self.d_model // self.h).transpose(1, 2)", run_view_infers_length,
+     say_view_infers_length, claim_view_infers_length, MaskKind::None},
+    {"additive_mask_convention", Str::exp_mistake_additive_title,
+     "scores = scores + mask * -1e9   # 1 = blocked (a NumPy tutorial), but mask = torch.tril(...) has 1 = keep",
+     "scores = scores + (1 - mask) * -1e9   # or scores.masked_fill(mask == 0, -1e9)", run_additive_mask_convention,
+     say_additive_mask_convention},
 };
 
 // The buggy run's numbers against the correct run's.
 void measure(const MistakeContext& x, MistakeResult& r) {
-    const int rows_total = x.B * x.h * x.Lq;
-    const RowStats bs = row_stats(r.weights.data, rows_total, x.Lq, x.Lkv);
-    const RowStats cs = row_stats(x.tr[TensorId::Weights].data, rows_total, x.Lq, x.Lkv);
+    // A run may give weights of another shape (a view that changed the length): it says so.
+    if (r.weights.shape.empty()) r.weights.shape = {x.B, x.h, x.Lq, x.Lkv};
+    const int Lq = r.weights.shape[2], Lkv = r.weights.shape[3];
+    const RowStats bs = row_stats(r.weights.data, x.B * x.h * Lq, Lq, Lkv);
+    const RowStats cs = row_stats(x.tr[TensorId::Weights].data, x.B * x.h * x.Lq, x.Lq, x.Lkv);
     r.max_row_sum_error = bs.max_sum_error;
     r.min_row_sum = bs.min_sum, r.max_row_sum = bs.max_sum, r.rows_without_nan = bs.rows;
     r.future_weight = bs.future;
     r.mean_max_weight = bs.mean_max;
     r.correct_mean_max_weight = cs.mean_max;
     r.nan_weights = bs.nan;
+    r.nan_rows = bs.nan_rows;
     r.nan_outputs = count_nan(r.output.data);
     r.output_diff = relative_diff(r.output.data, x.tr[TensorId::Output].data);
-    r.weights.name = "weights", r.weights.shape = {x.B, x.h, x.Lq, x.Lkv}, r.weights.dims = {"B", "h", "L_q", "L_kv"};
+    r.weights.name = "weights", r.weights.dims = {"B", "h", "L_q", "L_kv"};
     r.output.name = "output", r.output.shape = {x.B, x.Lq, x.d}, r.output.dims = {"B", "L_q", "d_model"};
 }
 
@@ -354,7 +578,7 @@ const MistakeSpec* find_mistake(const std::string& key) {
 
 MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base) {
     AttentionConfig c = base;
-    c.mask = MaskKind::Causal;
+    c.mask = m.mask;
     c.padding_lengths.clear();
     c.custom_keep.clear();
     const AttentionInputs in = make_inputs(c);
@@ -368,14 +592,16 @@ MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base) {
     r.spec = &m;
     r.key = m.key;
     r.title = m.title;
-    r.buggy_line = with_fill(m.buggy_line, fill);
-    r.correct_line = with_fill(m.correct_line, fill);
+    r.buggy_line = fill_in(m.buggy_line, x);
+    r.correct_line = fill_in(m.correct_line, x);
     m.run(x, r);
-    if (!r.runs) return r;
-    measure(x, r);
-    // Every row holds a NaN (e.g. a key masked for every query, normalised on its own).
-    if (r.rows_without_nan == 0) r.symptom = with_nan_note(Msg(Str::exp_mistake_all_rows_nan, fill), r);
-    else r.symptom = m.symptom(x, r);
+    if (r.runs) {
+        measure(x, r);
+        // Every row holds a NaN (e.g. a key masked for every query, normalised on its own).
+        if (r.rows_without_nan == 0) r.symptom = with_nan_note(Msg(Str::exp_mistake_all_rows_nan, fill), r);
+        else r.symptom = m.symptom(x, r);
+    }
+    if (m.claim) r.claim = m.claim(x, r);
     return r;
 }
 

@@ -75,7 +75,7 @@ struct MaskComparison {
     Msg inverted_why;                        // what filling where mask == 1 does
 };
 // Every case uses the base's sizes, seed, fill and switches with its own mask:
-// padding lengths L_kv, L_kv-2, L_kv-4, ... (at least 1); custom = band |i - j| <= 1;
+// padding lengths default_padding_lengths() (L_kv, L_kv-2, ...); custom = band |i - j| <= 1;
 // inverted causal = custom keep j > i, i.e. masked_fill(mask == 1, fill) with the causal mask.
 MaskComparison mask_experiment(const AttentionConfig& base);
 
@@ -100,7 +100,7 @@ struct MistakeResult {
     const MistakeSpec* spec = nullptr;
     std::string key;             // stable: "softmax_wrong_axis" (= spec->key)
     Msg title;
-    std::string buggy_line, correct_line;  // PyTorch, with the fill of the run written in
+    std::string buggy_line, correct_line;  // PyTorch, with the run's fill and sizes written in
     bool runs = true;            // false: PyTorch would raise
     std::string error;           // the RuntimeError PyTorch raises, with the actual numbers (English, as PyTorch prints it)
     std::string stops_at;        // stage key where the run stops (when !runs)
@@ -112,8 +112,11 @@ struct MistakeResult {
     double output_diff = 0;         // ||output - correct output|| / ||correct output|| (entries finite in both;
                                     // NaN when no entry is)
     Msg symptom;                    // one sentence with the numbers
+    Msg claim;                      // where a tutorial says otherwise: what it says and what really happens
+                                    // (measured here and in PyTorch: tests/torch/mistake_errors.py); empty if none
     // More symptoms (when runs):
     long nan_weights = 0, nan_outputs = 0;  // NaN values in the buggy weights / output
+    long nan_rows = 0;                      // rows of the buggy weights that are NaN throughout
     double pre_mask_future_weight = 0;      // mask after softmax: weight on j > i before it is zeroed
     double mean_max_weight = 0;             // mean over rows of the largest weight, buggy run
     double correct_mean_max_weight = 0;     //   ... correct run
@@ -129,19 +132,25 @@ struct MistakeContext;
 struct MistakeSpec {
     const char* key;           // stable id: state(), tests, the page's layout ("mistake:<key>")
     Str title;
-    const char* buggy_line;    // PyTorch; {fill} stands for the run's fill literal
+    const char* buggy_line;    // PyTorch; {fill} stands for the run's fill literal, {short} for a
+                               // wrong mask length, {B} {h} {L_q} {L_kv} {d_model} for the run's sizes
     const char* correct_line;
     // How the buggy line runs: fills r.weights.data and r.output.data, or sets r.runs =
     // false with PyTorch's error, the stage it stops at and the symptom.
     void (*run)(const MistakeContext& ctx, MistakeResult& r);
     // How its symptom is said from the measured numbers (when it runs).
     Msg (*symptom)(const MistakeContext& ctx, const MistakeResult& r);
+    // What a tutorial claims about this line and what the numbers show instead (null: no claim).
+    Msg (*claim)(const MistakeContext& ctx, const MistakeResult& r) = nullptr;
+    // The mask it runs with: causal (so future_weight means something), or none for a line
+    // the tutorials call without a mask (an encoder's self-attention).
+    MaskKind mask = MaskKind::Causal;
 };
 // Every mistake, in the order the panel lists them.
 const std::vector<MistakeSpec>& mistakes();
 const MistakeSpec* find_mistake(const std::string& key);  // null when unknown
-// Runs the base config with a causal mask (so future_weight means something), with the
-// base's fill, sizes, seed and switches. Rows: a row is one (b, head, i) of the weights;
+// Runs the base config with the spec's mask (causal for most), with the base's fill,
+// sizes, seed and switches. Rows: a row is one (b, head, i) of the weights;
 // max_row_sum_error and future_weight are over rows without NaN (future_weight = mean over
 // rows of Σ_{j>i} w_ij). Shape errors carry PyTorch 1.13's exact message for these sizes.
 MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base);

@@ -36,11 +36,25 @@ AttentionWeights make_weights(const AttentionConfig& c);
 // One token's embedding (d_model values ~ N(0, 1)) from the word and the seed.
 void embed_token(float* out, const std::string& word, int d_model, uint32_t seed);
 
+// What a badge says. A check is computed from the recorded numbers and can fail (a test
+// corrupts a tensor to prove it); a fact is a number worth reading that no input can
+// make wrong (h·d_k = d_model once the config is valid) and is never counted as a check.
+enum class Verdict {
+    Pass,       // the numbers hold what the check claims
+    Fail,       // they do not
+    NanMasked,  // non-finite values, every one in a row whose keys are all masked (-inf fill):
+                // expected, as in PyTorch, but never shown as a pass
+    Fact,       // not a check: shown in grey, not counted
+};
+const char* verdict_name(Verdict v);  // "pass" | "fail" | "nan_masked" | "fact" (state(), JSON, CLI)
+
 struct InvariantCheck {
     std::string id;  // stable: "rows_sum_to_1"
     Msg label;       // "rows of the weights sum to 1"
-    bool pass = true;
+    Verdict verdict = Verdict::Pass;
     Msg detail;      // numbers behind the verdict: "max |sum - 1| = 1.2e-07 over 64 rows"
+    bool passed() const { return verdict == Verdict::Pass; }
+    bool is_check() const { return verdict != Verdict::Fact; }
 };
 
 // One step of a shape's journey through a stage, e.g. {"view(B, L_q, h, d_k)", {2, 4, 2, 4}, {"B", "L_q", "h", "d_k"}}.

@@ -185,7 +185,7 @@ void finish(Reader& r, UrlState& s) {
     }
     if (c.mask == MaskKind::Padding && static_cast<int>(c.padding_lengths.size()) != c.batch) {
         if (!c.padding_lengths.empty()) r.note(Str::url_pad_count);
-        c.padding_lengths.assign(c.batch, c.L_kv());
+        c.padding_lengths = default_padding_lengths(c.batch, c.L_kv());
     }
     const std::vector<ConfigError> errors = validate(c);
     if (!errors.empty()) {

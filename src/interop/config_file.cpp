@@ -6,6 +6,8 @@
 // SAX handler (for the error position), toml++ through its parse_result.
 #include "config_file.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <climits>
 #include <cmath>
@@ -596,7 +598,42 @@ ConfigFileResult parse_config_file_unvalidated(const std::string& text_in, const
     }
     if (r.format == "json") parse_json(text, r);
     else parse_toml(text, r);
+    // "mask": "padding" without lengths that fit the batch: the default lengths (L, L-2, ...).
+    const bool lengths_given = std::find(r.applied.begin(), r.applied.end(), "padding_lengths") != r.applied.end();
+    if (r.errors.empty() && r.config.mask == MaskKind::Padding && !lengths_given &&
+        static_cast<int>(r.config.padding_lengths.size()) != r.config.batch)
+        r.config.padding_lengths = default_padding_lengths(r.config.batch, r.config.L_kv());
     return r;
+}
+
+std::vector<Msg> config_file_summary(const ConfigFileResult& r) {
+    if (!r.ok) return {};
+    const std::vector<ConfigKey>& rows = attention_keys().rows;
+    auto given = [&](const ConfigKey& k) {
+        for (const std::string& key : r.applied)
+            if (k.file_name_is(key)) return true;
+        return false;
+    };
+    std::string from_file, kept, checked;
+    for (const ConfigKey& k : rows) {
+        if (k.type == KeyType::Derived) {
+            if (given(k)) checked += (checked.empty() ? "" : ", ") + std::string(k.name);
+            continue;
+        }
+        // h given as d_k (or d_v) alone comes from the file too.
+        bool from = given(k);
+        for (const ConfigKey& d : rows) from |= d.type == KeyType::Derived && given(d) && std::string(d.derives) == k.name;
+        const std::string text = k.type == KeyType::Switch ? std::string(k.name) + (k.get(&r.config) ? "=on" : "=off")
+                                                            : describe_config({k}, &r.config);
+        if (text.empty() || (std::string(k.name) == "kv_len" && !r.config.cross && !from)) continue;
+        std::string& list = from ? from_file : kept;
+        list += (list.empty() ? "" : ", ") + text;
+    }
+    std::vector<Msg> notes;
+    if (!from_file.empty()) notes.push_back(Msg(Str::io_file_set, from_file));
+    if (!from_file.empty() && !checked.empty()) notes.back().then(Msg(Str::io_file_checked, checked));
+    if (!kept.empty()) notes.push_back(Msg(Str::io_file_kept, kept));
+    return notes;
 }
 
 ConfigFileResult parse_config_file(const std::string& text, const std::string& format_hint, const AttentionConfig& base) {

@@ -41,6 +41,13 @@ struct ConfigFileResult {
 ConfigFileResult parse_config_file(const std::string& text, const std::string& format_hint,
                                    const AttentionConfig& base = {});
 
+// What loading the file did to each setting, for the note under the config box and the
+// CLI: which keys came from the file (their values now) and which kept the value they had
+// before (mask, fill, scale, PE, biases, seq_len, ... that the file does not set), so a
+// learner loading transformer_base.json sees why a causal mask is still on. Empty for a
+// refused file. The derived d_k / d_v are reported as checked, not as settings.
+std::vector<Msg> config_file_summary(const ConfigFileResult& r);
+
 // The same without the final validate(): for callers that apply more settings on top
 // (the CLI's flags after --config) and validate the result themselves. ok is left false.
 ConfigFileResult parse_config_file_unvalidated(const std::string& text, const std::string& format_hint,

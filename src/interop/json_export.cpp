@@ -65,7 +65,8 @@ Json stages_json(const Trace& trace, Lang lang) {
         for (const ShapeStep& st : rec.shape_steps)
             steps.push_back({{"op", render(st.op, lang)}, {"shape", st.shape}, {"dims", st.dims}});
         for (const InvariantCheck& ch : rec.checks)
-            checks.push_back({{"id", ch.id}, {"label", render(ch.label, lang)}, {"pass", ch.pass},
+            checks.push_back({{"id", ch.id}, {"label", render(ch.label, lang)}, {"pass", ch.passed()},
+                              {"verdict", verdict_name(ch.verdict)},
                               {"detail", render(ch.detail, lang)}});
         out.push_back({{"id", info.key}, {"index", static_cast<int>(s)}, {"title", tr(info.title, lang)},
                        {"steps", steps}, {"checks", checks}});

@@ -13,6 +13,8 @@ namespace {
 
 constexpr int kRows = 4;
 constexpr int kCols = 8;
+// One line per verdict, in Verdict's order.
+const Str kPromptLine[] = {Str::io_prompt_check_ok, Str::io_prompt_check_fail, Str::io_prompt_check_nan, Str::io_prompt_fact};
 
 std::string padded(std::string s, size_t width) {
     const size_t chars = utf8::length(s);
@@ -103,7 +105,7 @@ std::string stage_prompt_text(const Trace& trace, int stage, int batch_item, int
     s += tr(Str::io_prompt_checks, lang);
     if (rec.checks.empty()) s += tr(Str::io_prompt_no_checks, lang);
     for (const InvariantCheck& ch : rec.checks)
-        s += say(Msg(ch.pass ? Str::io_prompt_check_ok : Str::io_prompt_check_fail, ch.label, ch.detail));
+        s += say(Msg(kPromptLine[static_cast<int>(ch.verdict)], ch.label, ch.detail));
     return s;
 }
 

@@ -41,7 +41,7 @@ test('i18n: a zh browser opens in Chinese; the choice is kept in the URL', async
   const s = await waitChinese(t);
   assert(s.stage.title === '在键维上做 softmax', `title ${s.stage.title}`);
   assert(s.url_hash.includes('lang=zh'), `hash ${s.url_hash}`);
-  assert(s.fonts.cjk_glyphs >= 3755, `CJK glyphs in the atlas: ${s.fonts.cjk_glyphs}`);
+  assert(s.fonts.cjk_glyphs >= 6763, `CJK glyphs in the atlas (GB2312 levels 1 and 2): ${s.fonts.cjk_glyphs}`);
   assert(fontRequests(t) === 1, `${FONT} fetched ${fontRequests(t)} times`);
   // Checks and the stage's texts are Chinese too; ids and numbers stay.
   const checks = s.stages[6].checks;
@@ -123,7 +123,7 @@ test('i18n: Chinese tokens are labelled per character; missing glyphs are named'
   await parkMouse(t);
   await waitFrames(t, 3);
   await screenshotNotBlank(t, 'i18n-zh-tokens.png');
-  // 龘 (U+9F98) is outside GB2312 level 1, 😀 outside ImGui's 16-bit range: both are named.
+  // 龘 (U+9F98) is outside GB2312, 😀 outside ImGui's 16-bit range: both are named.
   await t.goto('#lang=zh&seq_len=3&stage=scores&tokens=%E9%BE%98%20%F0%9F%98%80%20%E7%8C%AB');
   const m = await waitForState(t, (x) => x.tokens.length === 3 && x.glyph_notes.length === 2,
     { timeout: T, message: 'two missing-glyph notes' });
@@ -169,7 +169,7 @@ test('i18n: the page\'s own messages (before the app runs) are Chinese for a zh 
 test('i18n: Chinese on a HiDPI screen (devicePixelRatio 2): the larger font atlas builds and draws', async (t) => {
   await openLab(t, '#lang=zh&stage=mask&d_model=512&heads=8&seq_len=10');
   const s = await waitChinese(t);
-  assert(s.ui_scale === 2 && s.fonts.cjk_glyphs >= 3755, `scale ${s.ui_scale}, glyphs ${s.fonts.cjk_glyphs}`);
+  assert(s.ui_scale === 2 && s.fonts.cjk_glyphs >= 6763, `scale ${s.ui_scale}, glyphs ${s.fonts.cjk_glyphs}`);
   await parkMouse(t);
   await waitFrames(t, 3);
   await screenshotNotBlank(t, 'i18n-zh-hidpi.png');

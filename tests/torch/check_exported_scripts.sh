@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # check_exported_scripts.sh — `attnlab export-script` for several configurations, each
 # script run with Debian's PyTorch (/usr/bin/python3): every one must print
-# "PyTorch agrees with Attention Lab ..." and exit 0. A deliberately tampered script
-# must exit 1 (the check can fail). Exits non-zero on any failure.
+# "PyTorch agrees with Attention Lab ..." and exit 0. The script regenerates the inputs and
+# weights from the seed: at Paper base it must stay under 1 MB. Deliberately tampered
+# scripts (one output value, the seed) must exit 1 (the checks can fail). Exits non-zero
+# on any failure.
 #
 # usage: tests/torch/check_exported_scripts.sh [ATTNLAB [OUT_DIR]]
 #   ATTNLAB  default build/native/attnlab (or $ATTNLAB)
@@ -24,6 +26,8 @@ configs=(
   "--no-scale --no-bias --mask custom:1000/1100/1010/1111"           # explicit path (MHA always scales)
   "--d-model 64 --heads 8 --seq-len 6"                               # 8 heads of d_k = 8
   "--config $here/tests/interop/cross_padding.toml"                  # from a TOML file: cross, padding, -1e9, no PE
+  "--d-model 512 --heads 8 --seq-len 10"                             # Paper base: under 1 MB
+  "--d-model 512 --heads 8 --seq-len 10 --cross --kv-len 7 --no-bias --mask none"  # Paper base, cross, no biases
 )
 
 total=0
@@ -36,9 +40,11 @@ for args in "${configs[@]}"; do
     echo "attnlab export-script $args: FAILED to export"
     continue
   fi
+  bytes=$(stat -c %s "$script")
   last=$("$python" "$script" | tail -n 1)
   rc=${PIPESTATUS[0]}
-  echo "attnlab export-script ${args:-(defaults)} -> $last"
+  echo "attnlab export-script ${args:-(defaults)} -> $bytes bytes -> $last"
+  if [ "$bytes" -ge 1000000 ]; then echo "  $script is $bytes bytes: 1 MB or more"; rc=1; fi
   if [ "$rc" -eq 0 ]; then ok=$((ok + 1)); else echo "  $script exited $rc"; fi
 done
 
@@ -63,5 +69,16 @@ else
   echo "tampered script: expected exit 1 with DISAGREES, got exit $rc"
 fi
 
-echo "$ok of $total exported scripts agree$([ "$rejected" -eq 1 ] && echo ", and a tampered one is rejected" || echo "; the tampered one was NOT rejected")"
-[ "$ok" -eq "$total" ] && [ "$rejected" -eq 1 ]
+# ... and so must the check of the regenerated numbers: another seed is not the lab's.
+sed 's/^seed = 42$/seed = 43/' "$out/base.py" > "$out/other_seed.py"
+"$python" "$out/other_seed.py" > "$out/other_seed.log" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q "regenerated query_in differs from the lab's numbers" "$out/other_seed.log"; then
+  rejected=$((rejected + 1))
+  echo "seed changed in the script -> $(tail -n 1 "$out/other_seed.log") [exit 1, as it should]"
+else
+  echo "seed changed in the script: expected exit 1 naming query_in, got exit $rc"
+fi
+
+echo "$ok of $total exported scripts agree$([ "$rejected" -eq 2 ] && echo ", and both tampered ones are rejected" || echo "; a tampered one was NOT rejected")"
+[ "$ok" -eq "$total" ] && [ "$rejected" -eq 2 ]

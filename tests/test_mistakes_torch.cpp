@@ -1,0 +1,127 @@
+// test_mistakes_torch.cpp — the mistakes lab says what PyTorch does: every error text and
+// every "runs" against tests/fixtures/mistakes/pytorch.tsv, which
+// tests/torch/mistake_errors.py wrote by running the buggy lines in Debian's PyTorch 1.13,
+// and the tutorials' claims the panel contradicts, measured there and here.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "core/experiments.h"
+#include "text.h"
+
+using namespace lab;
+
+namespace {
+
+struct TorchLine {
+    std::string key;
+    int d_model, h, L_q, L_kv, B;
+    std::string what;  // "runs [..]", "runs", or the error text
+};
+
+std::vector<TorchLine> torch_lines() {
+    std::ifstream in(std::string(LAB_FIXTURE_DIR) + "/mistakes/pytorch.tsv");
+    REQUIRE_MESSAGE(in.good(), "tests/fixtures/mistakes/pytorch.tsv (tests/torch/mistake_errors.py writes it)");
+    std::vector<TorchLine> out;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream cells(line);
+        TorchLine t;
+        std::string n[5];
+        std::getline(cells, t.key, '\t');
+        for (std::string& v : n) std::getline(cells, v, '\t');
+        std::getline(cells, t.what);
+        t.d_model = std::stoi(n[0]), t.h = std::stoi(n[1]), t.L_q = std::stoi(n[2]), t.L_kv = std::stoi(n[3]), t.B = std::stoi(n[4]);
+        out.push_back(t);
+    }
+    REQUIRE(out.size() > 60);
+    return out;
+}
+
+MistakeResult run(const char* key, const TorchLine& t) {
+    AttentionConfig c;
+    c.d_model = t.d_model, c.heads = t.h, c.seq_len = t.L_q, c.batch = t.B;
+    if (t.L_kv != t.L_q) c.cross = true, c.kv_len = t.L_kv;
+    REQUIRE(validate(c).empty());
+    const MistakeSpec* m = find_mistake(key);
+    REQUIRE_MESSAGE(m, key);
+    return run_mistake(*m, c);
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("every mistake raises PyTorch's exact error for these sizes, or runs where PyTorch runs") {
+    int compared = 0;
+    for (const TorchLine& t : torch_lines()) {
+        if (t.key.find(':') != std::string::npos) continue;  // claims and measurements: below
+        INFO(t.key << " d_model=" << t.d_model << " h=" << t.h << " L_q=" << t.L_q << " L_kv=" << t.L_kv << " B=" << t.B);
+        const MistakeResult r = run(t.key.c_str(), t);
+        const bool torch_runs = t.what.compare(0, 4, "runs") == 0;
+        CHECK(r.runs == torch_runs);
+        if (!torch_runs) CHECK(r.error == t.what);
+        ++compared;
+    }
+    CHECK(compared >= 35);
+}
+
+TEST_CASE("what the lab measures agrees with PyTorch: lengths a view infers, NaN rows, the PE gap") {
+    for (const TorchLine& t : torch_lines()) {
+        INFO(t.key << " d_model=" << t.d_model << " h=" << t.h << " L_q=" << t.L_q << " -> " << t.what);
+        if (t.key == "view_infers_length" && t.what.compare(0, 5, "runs ") == 0) {
+            const MistakeResult r = run("view_infers_length", t);  // "runs [B, L', h, 128]"
+            const std::string lengths = "[" + std::to_string(t.B) + ", " + std::to_string(r.weights.shape[2]) + ", " +
+                                        std::to_string(t.h) + ", 128]";
+            CHECK(t.what == "runs " + lengths);
+        } else if (t.key == "mask_wrong_length:additive" && t.what.find("The size of tensor a") != std::string::npos) {
+            CHECK(contains(en(run("mask_wrong_length", t).symptom), t.what));
+        } else if (t.key == "claim:inverted_nan_rows") {
+            const MistakeResult r = run("inverted_mask", t);
+            CHECK(t.what == std::to_string(r.nan_rows) + " of " + std::to_string(t.B * t.h * t.L_q));
+            CHECK(contains(en(r.claim), std::to_string(r.nan_rows) + " of " + std::to_string(t.B * t.h * t.L_q) + " rows are NaN"));
+        } else if (t.key == "pe_exponent_twice:max_abs_diff") {
+            const std::string s = en(run("pe_exponent_twice", t).symptom);
+            std::smatch m;
+            REQUIRE(std::regex_search(s, m, std::regex(R"(by up to (\d+\.\d+))")));
+            CHECK(std::fabs(std::stod(m[1]) - std::stod(t.what)) <= 5.01e-4);
+        } else if (t.key == "claim:softmax_dim1") {
+            CHECK(t.what.compare(0, 4, "runs") == 0);  // no IndexError
+            CHECK(run("softmax_over_heads", t).runs);
+        } else if (t.key == "claim:softmax_dim4") {
+            CHECK(contains(en(run("softmax_over_heads", t).claim), "\"" + t.what + "\""));
+        } else if (t.key == "claim:view_same_size" || t.key == "claim:view_heads_first") {
+            CHECK(t.what.compare(0, 4, "runs") == 0);  // the tutorial's "invalid for input of size" does not happen
+            const MistakeResult r = run("wrong_split_view", t);
+            CHECK(r.runs);
+            CHECK(contains(en(r.claim), "PyTorch raises no such error"));
+        }
+    }
+}
+
+TEST_CASE("the tutorials' claims the panel contradicts, with PyTorch's own words") {
+    std::map<std::string, std::string> said;
+    for (const TorchLine& t : torch_lines()) said[t.key] = t.what;
+    // Tutorial 000: d_k written as 128 raises at W_o. PyTorch runs the tutorial's class.
+    CHECK(said["claim:tutorial_mha_dk_128"] == "attn [2, 8, 5, 5] output [2, 10, 512]");
+    TorchLine paper{"", 512, 8, 10, 10, 2, ""};
+    const MistakeResult dk = run("view_infers_length", paper);
+    REQUIRE(dk.runs);
+    CHECK(dk.weights.shape == std::vector<int>{2, 8, 5, 5});
+    CHECK(dk.output.shape == std::vector<int>{2, 10, 512});
+    CHECK(contains(en(dk.claim), "weights (2, 8, 5, 5) and an output of (2, 10, 512) without any error"));
+    CHECK(dk.output_diff > 0.1);  // same shape, other numbers
+    // Tutorial 001: the NaN error it quotes exists only in anomaly mode, under another name.
+    CHECK(said["claim:nan_backward"] == "runs");
+    const std::string anomaly = said["claim:nan_backward_anomaly"];
+    REQUIRE(anomaly.compare(0, 14, "RuntimeError: ") == 0);
+    CHECK(contains(en(run("inverted_mask", paper).claim), "\"" + anomaly.substr(14) + "\""));
+    // Tutorial 000: a (2, 4, 512) tensor views as (2, 4, 8, 64).
+    TorchLine quoted{"", 512, 8, 4, 4, 2, ""};
+    CHECK(said.count("claim:view_same_size"));
+    CHECK(contains(en(run("wrong_split_view", quoted).claim), "(2, 4, 512) holds 4096 = 2\xc2\xb7" "4\xc2\xb7" "8\xc2\xb7" "64"));
+}
