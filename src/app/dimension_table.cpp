@@ -8,6 +8,7 @@
 #include "core/stages.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "text_fit.h"
 
 namespace lab {
 
@@ -23,7 +24,7 @@ void draw_dimensions_tab(LabApp& app) {
     ImGui::TableSetupColumn(tr(app, UiStr::ui_col_tensor), ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableSetupColumn(tr(app, UiStr::ui_col_shape), ImGuiTableColumnFlags_WidthStretch, 2.2f);
     ImGui::TableSetupColumn(tr(app, UiStr::ui_col_stage), ImGuiTableColumnFlags_WidthStretch, 2.0f);
-    ImGui::TableHeadersRow();
+    table_headers();
     for (int s = 0; s < kStageCount; ++s) {
         const Tensor* t = app.trace.find(infos[s].result);
         if (!t) continue;
@@ -34,11 +35,11 @@ void draw_dimensions_tab(LabApp& app) {
         std::snprintf(id, sizeof id, "%d##row", s + 1);
         if (ImGui::Selectable(id, s == app.stage, ImGuiSelectableFlags_SpanAllColumns)) lab_go_to_stage(app, s);
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(t->name.c_str());
+        text_wrapped("%s", t->name.c_str());
         ImGui::TableNextColumn();
-        ImGui::Text("%s", shape_on_screen(app, *t).c_str());
+        text_wrapped("%s", shape_on_screen(app, *t).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(tr(app, infos[s].title));
+        text_wrapped("%s", tr(app, infos[s].title));
     }
     ImGui::EndTable();
 }
@@ -48,13 +49,17 @@ void draw_dimensions_tab(LabApp& app) {
 void draw_dimension_table(LabApp& app, const PanelRect& r) {
     begin_panel("Dimensions", r, ImGuiWindowFlags_NoTitleBar);
     if (ImGui::BeginTabBar("bottom")) {
-        const bool dims = ImGui::BeginTabItem(ui_label(app, UiStr::ui_tab_dimensions, "dimensions").c_str());
+        const std::string dims_label = ui_label(app, UiStr::ui_tab_dimensions, "dimensions");
+        const bool dims = ImGui::BeginTabItem(dims_label.c_str());
+        check_item(dims_label.c_str());
         lab_note_rect(app, "tab:dimensions");
         if (dims) {
             draw_dimensions_tab(app);
             ImGui::EndTabItem();
         }
-        const bool cost = ImGui::BeginTabItem(ui_label(app, UiStr::ui_tab_cost, "cost").c_str());
+        const std::string cost_label = ui_label(app, UiStr::ui_tab_cost, "cost");
+        const bool cost = ImGui::BeginTabItem(cost_label.c_str());
+        check_item(cost_label.c_str());
         lab_note_rect(app, "tab:cost");
         if (cost) {
             app.cost_tab_open = true;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/config_keys.h"
 #include "interop/json_export.h"
 #include "ui_text.h"
 
@@ -30,6 +31,11 @@ public:
     unsigned long long computed_for = ~0ull;          // app.generation of the results
     double compute_ms = 0;
     Msg too_large;                                    // set instead of results when they would not fit in memory
+    // The panel's own options, as rows of a key table (core/config_keys.h) over the struct
+    // `option_values` points to: links carry them ("scaling.keys=10"), state() reports them
+    // as experiment.options. Null: the panel has none.
+    const std::vector<ConfigKey>* option_rows = nullptr;
+    void* option_values = nullptr;
 };
 
 struct ExperimentEntry {
@@ -45,5 +51,10 @@ int experiment_index(const std::string& key);  // -1 when unknown
 void draw_experiment_view(LabApp& app, float x, float y, float w, float h);
 void draw_experiment_menu(LabApp& app);  // the "Experiments" button and its popup
 Json experiment_state(const LabApp& app);  // state().experiment: null, or key, title and series
+// The current experiment's options for the URL hash ("scaling.keys" -> "10"), and reading
+// options from a hash into their experiments' panels (a note for what is wrong).
+std::vector<std::pair<std::string, std::string>> experiment_option_pairs(const LabApp& app);
+void apply_experiment_options(LabApp& app, const std::vector<std::pair<std::string, std::string>>& options,
+                              std::vector<Msg>* notes);
 
 }  // namespace lab

@@ -11,12 +11,13 @@
 
 #include "core/experiments.h"
 #include "core/stages.h"
+#include "core/url_state.h"
 #include "experiments.h"
 #include "heatmap.h"
 #include "lab_app.h"
 #include "line_plot.h"
 #include "panels.h"
-#include "text_wrap.h"
+#include "text_fit.h"
 
 namespace lab {
 
@@ -40,31 +41,101 @@ void weights_map(LabApp& app, const Trace& tr, int item, int head, const char* i
 
 Json shape_json(const Trace& tr) { return tr[TensorId::Weights].shape; }
 
+// A radio button whose label wraps in the space left (ImGui's stays on one line); the label
+// selects too.
+bool wrapped_radio(const char* label, const char* id, bool active) {
+    ImGui::PushID(id);
+    ImGui::BeginGroup();
+    bool clicked = ImGui::RadioButton("##radio", active);
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    text_wrapped("%s", label);
+    ImGui::EndGroup();
+    clicked |= ImGui::IsItemClicked();
+    ImGui::PopID();
+    return clicked;
+}
+
+// A bar for a share in [0, 1], `width` pixels with its label beside it (never over it).
+void labelled_bar(float share, const char* label, ImU32 colour, float width) {
+    const float gap = ImGui::GetStyle().ItemInnerSpacing.x, line = ImGui::GetTextLineHeight();
+    const float bar_w = std::max(ImGui::GetFontSize() * 1.5f, width - gap - ImGui::CalcTextSize(label).x);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(ImVec2(p.x, p.y + line * 0.2f), ImVec2(p.x + bar_w, p.y + line * 0.8f), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    dl->AddRectFilled(ImVec2(p.x, p.y + line * 0.2f), ImVec2(p.x + bar_w * std::max(0.0f, std::min(1.0f, share)), p.y + line * 0.8f),
+                      colour);
+    ImGui::Dummy(ImVec2(bar_w, line));
+    ImGui::SameLine(0, gap);
+    text(label);
+}
+
 // 1. Why divide by √d_k -----------------------------------------------------------------
+const ImU32 kGrey = IM_COL32(175, 175, 180, 255);
+
+// An experiment's whole-number option, kept in [lo, hi], placed on the current line when it
+// fits: a field with -/+ buttons, or a slider. Its rectangle is "xv:<id>". True when it changed.
+bool option_widget(LabApp& app, UiStr label, const char* id, int* v, int lo, int hi, bool first, bool slider) {
+    const std::string shown = ui_label(app, label, id);
+    const float field = ImGui::GetFontSize() * (slider ? 8 : 7);
+    if (!first && fits_on_line(field + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(shown.c_str(), nullptr, true).x))
+        ImGui::SameLine(0, ImGui::GetFontSize());
+    ImGui::SetNextItemWidth(field);
+    const int before = *v;
+    if (slider) ImGui::SliderInt(shown.c_str(), v, lo, hi);
+    else ImGui::InputInt(shown.c_str(), v, 1, 8);
+    *v = std::max(lo, std::min(hi, *v));
+    check_item(shown.c_str());
+    lab_note_rect(app, std::string("xv:") + id);
+    return *v != before;
+}
+bool option_int(LabApp& app, UiStr label, const char* id, int* v, int lo, int hi, bool first) {
+    return option_widget(app, label, id, v, lo, hi, first, false);
+}
+bool option_slider(LabApp& app, UiStr label, const char* id, int* v, int lo, int hi, bool first) {
+    return option_widget(app, label, id, v, lo, hi, first, true);
+}
+
+Json box_json(const PlotBox& b) { return {{"x", json_number(b.x)}, {"y", json_number(b.y)}, {"w", json_number(b.w)}, {"h", json_number(b.h)}}; }
+
+// Where a plot put its texts and curves (state().experiment.plots), for the layout tests.
+Json plot_json(const PlotGeometry& g) {
+    static const char* const kStyles[] = {"solid", "dashed", "dotted"};
+    Json texts = Json::array(), lines = Json::array();
+    for (const PlotText& t : g.texts) texts.push_back({{"kind", t.kind}, {"text", t.text}, {"box", box_json(t.box)}});
+    for (const PlotLine& l : g.lines)
+        lines.push_back({{"label", l.label}, {"style", kStyles[static_cast<int>(l.style)]}, {"markers", l.markers},
+                         {"sample", box_json(l.sample)}, {"points", l.points}});
+    return {{"id", g.id}, {"box", box_json(g.box)}, {"area", box_json(g.area)}, {"texts", texts}, {"lines", lines}};
+}
+
 class ScalingPanel : public ExperimentPanel {
-    int samples_ = 4000, seed_ = 1;
+    ScalingOptions options_ = [] {
+        ScalingOptions o;
+        o.keys = 64, o.samples = 4000, o.seed = 1;
+        return o;
+    }();
     std::vector<ScalingPoint> points_;
+    std::vector<PlotGeometry> plots_;
 
 public:
-    void compute(const AttentionConfig&) override {
-        ScalingOptions o;
-        o.samples = samples_;
-        o.seed = static_cast<uint32_t>(seed_);
-        points_ = scaling_experiment(o);
-    }
+    ScalingPanel() { option_rows = &scaling_option_keys().rows, option_values = &options_; }
+
+    void compute(const AttentionConfig&) override { points_ = scaling_experiment(options_); }
 
     void draw(LabApp& app) override {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-        stale |= ImGui::SliderInt(ui_label(app, UiStr::xv_samples_per_dk, "samples").c_str(), &samples_, 500, 40000);
-        ImGui::SameLine();
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-        stale |= ImGui::InputInt(ui_label(app, UiStr::xv_seed, "scaling").c_str(), &seed_);
+        const ConfigLimits limits;
+        int seed = static_cast<int>(options_.seed);
+        stale |= option_int(app, UiStr::xv_keys, "keys", &options_.keys, 2, limits.max_scaling_keys, true);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::xv_keys_tip));
+        stale |= option_int(app, UiStr::xv_samples_per_dk, "samples", &options_.samples, 100, limits.max_scaling_samples, false);
+        stale |= option_int(app, UiStr::xv_seed, "seed", &seed, 1, limits.max_seed, false);
+        options_.seed = static_cast<uint32_t>(seed);
         draw_plots(app);
         if (points_.empty()) return;
         const ScalingPoint& big = points_.back();
         text_wrapped("%s", say(app, Msg(UiStr::xv_scaling_summary, big.d_k, big.var_dot, big.d_k, big.var_scaled,
                                         big.max_weight, big.jacobian_norm_median, big.max_weight_scaled,
-                                        big.jacobian_norm_median_scaled, samples_, seed_))
+                                        big.jacobian_norm_median_scaled, options_.keys, options_.samples, seed))
                                .c_str());
     }
 
@@ -78,40 +149,85 @@ public:
                               {"jacobian_norm_scaled", json_number(p.jacobian_norm_scaled)},
                               {"jacobian_norm_median", json_number(p.jacobian_norm_median)},
                               {"jacobian_norm_median_scaled", json_number(p.jacobian_norm_median_scaled)}});
-        out["samples"] = samples_, out["seed"] = seed_, out["series"] = series;
+        out["keys"] = options_.keys, out["samples"] = options_.samples, out["seed"] = options_.seed, out["series"] = series;
+        Json plots = Json::array();
+        for (const PlotGeometry& g : plots_) plots.push_back(plot_json(g));
+        out["plots"] = plots;
     }
 
 private:
-    void draw_plots(LabApp& app) {
-        std::vector<double> dk, var, var_s, maxw, maxw_s, ent, ent_s, jac, jac_s, jmed, jmed_s, one;
+    struct Plot {
+        const char* id;
+        std::string title;
+        std::vector<PlotSeries> series;
+        PlotAxes axes;
+    };
+
+    // Variance, the largest weight, the entropy and the gradient, each on its own axes.
+    std::vector<Plot> plots(LabApp& app, const std::vector<std::vector<double>>& c) const {
+        const int n = static_cast<int>(c[0].size());
+        const double* dk = c[0].data();
+        auto line = [&](const char* label, int col, ImU32 colour, LineStyle style = LineStyle::Solid) {
+            return PlotSeries{label, dk, c[col].data(), n, colour, style};
+        };
+        PlotAxes loglog{true, true, true}, logx{true, false, true};
+        PlotAxes weight = logx, entropy = logx;
+        weight.y_include_lo = 0, weight.y_include_hi = 1;
+        entropy.y_include_lo = 0, entropy.y_include_hi = std::log(static_cast<double>(options_.keys));
+        const char* unscaled = tr(app, UiStr::xv_unscaled);
+        const char* scaled = tr(app, UiStr::xv_scaled);
+        return {
+            {"variance", tr(app, UiStr::xv_axis_variance),
+             {line("var(q.k)", 1, kRed), line(tr(app, UiStr::xv_theory_dk), 0, kRedDim, LineStyle::Dashed),
+              line("var(q.k / sqrt(d_k))", 2, kBlue), line(tr(app, UiStr::xv_theory_1), 11, kBlueDim, LineStyle::Dashed)},
+             loglog},
+            {"max_weight", say(app, Msg(UiStr::xv_axis_max_weight, options_.keys)),
+             {line(unscaled, 3, kRed), line(scaled, 4, kBlue), line(tr(app, UiStr::xv_uniform_max_weight), 12, kGrey, LineStyle::Dotted)},
+             weight},
+            {"entropy", say(app, Msg(UiStr::xv_axis_entropy, options_.keys)),
+             {line(unscaled, 5, kRed), line(scaled, 6, kBlue), line(tr(app, UiStr::xv_uniform_entropy), 13, kGrey, LineStyle::Dotted)},
+             entropy},
+            // The median row shows the typical gradient; the mean is held up by rare near-ties.
+            {"gradient", tr(app, UiStr::xv_axis_jacobian),
+             {line(tr(app, UiStr::xv_jac_median_unscaled), 9, kRed), line(tr(app, UiStr::xv_jac_median_scaled), 10, kBlue),
+              line(tr(app, UiStr::xv_jac_mean_unscaled), 7, kRedDim, LineStyle::Dashed),
+              line(tr(app, UiStr::xv_jac_mean_scaled), 8, kBlueDim, LineStyle::Dashed)},
+             loglog},
+        };
+    }
+
+    // The columns the plots read: d_k, then each measured quantity, then the reference lines.
+    std::vector<std::vector<double>> columns() const {
+        std::vector<std::vector<double>> c(14);
+        const double n = options_.keys;
         for (const ScalingPoint& p : points_) {
-            dk.push_back(p.d_k), var.push_back(p.var_dot), var_s.push_back(p.var_scaled), one.push_back(1.0);
-            maxw.push_back(p.max_weight), maxw_s.push_back(p.max_weight_scaled);
-            ent.push_back(p.entropy), ent_s.push_back(p.entropy_scaled);
-            jac.push_back(p.jacobian_norm), jac_s.push_back(p.jacobian_norm_scaled);
-            jmed.push_back(p.jacobian_norm_median), jmed_s.push_back(p.jacobian_norm_median_scaled);
+            const double row[] = {double(p.d_k), p.var_dot, p.var_scaled, p.max_weight, p.max_weight_scaled, p.entropy,
+                                  p.entropy_scaled, p.jacobian_norm, p.jacobian_norm_scaled, p.jacobian_norm_median,
+                                  p.jacobian_norm_median_scaled, 1.0, 1.0 / n, std::log(n)};
+            for (size_t k = 0; k < c.size(); ++k) c[k].push_back(row[k]);
         }
-        const int n = static_cast<int>(dk.size());
+        return c;
+    }
+
+    // Four plots: in a row on a wide screen, else two by two; tall enough to read, the
+    // panel scrolls below that.
+    void draw_plots(LabApp& app) {
+        plots_.clear();
+        if (points_.empty()) return;
+        const std::vector<std::vector<double>> c = columns();
+        const std::vector<Plot> list = plots(app, c);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float w = avail.x / 3 - 8, h = avail.y * 0.62f;
-        const PlotSeries variance[] = {{"var(q.k)", dk.data(), var.data(), n, kRed},
-                                       {tr(app, UiStr::xv_theory_dk), dk.data(), dk.data(), n, kRedDim, true},
-                                       {"var(q.k / sqrt(d_k))", dk.data(), var_s.data(), n, kBlue},
-                                       {tr(app, UiStr::xv_theory_1), dk.data(), one.data(), n, kBlueDim, true}};
-        LinePlot("variance", variance, 4, w, h, "d_k", tr(app, UiStr::xv_axis_variance));
-        ImGui::SameLine();
-        const PlotSeries softmax[] = {{tr(app, UiStr::xv_max_weight_unscaled), dk.data(), maxw.data(), n, kRed},
-                                      {tr(app, UiStr::xv_max_weight_scaled), dk.data(), maxw_s.data(), n, kBlue},
-                                      {tr(app, UiStr::xv_entropy_unscaled), dk.data(), ent.data(), n, kRedDim, true},
-                                      {tr(app, UiStr::xv_entropy_scaled), dk.data(), ent_s.data(), n, kBlueDim, true}};
-        LinePlot("softmax", softmax, 4, w, h, "d_k", tr(app, UiStr::xv_axis_one_query), {true, false});
-        ImGui::SameLine();
-        // The median row shows the typical gradient; the mean is held up by rare near-ties.
-        const PlotSeries grad[] = {{tr(app, UiStr::xv_jac_median_unscaled), dk.data(), jmed.data(), n, kRed},
-                                   {tr(app, UiStr::xv_jac_median_scaled), dk.data(), jmed_s.data(), n, kBlue},
-                                   {tr(app, UiStr::xv_jac_mean_unscaled), dk.data(), jac.data(), n, kRedDim, true},
-                                   {tr(app, UiStr::xv_jac_mean_scaled), dk.data(), jac_s.data(), n, kBlueDim, true}};
-        LinePlot("gradient", grad, 4, w, h, "d_k", tr(app, UiStr::xv_axis_jacobian), {true, true});
+        const float gap = ImGui::GetFontSize();
+        const int cols = avail.x >= 4 * 21 * ImGui::GetFontSize() ? 4 : 2;
+        const float w = (avail.x - gap * (cols - 1)) / cols;
+        float h = (avail.y - ImGui::GetTextLineHeightWithSpacing() * 5) / (4 / cols) - ImGui::GetStyle().ItemSpacing.y;
+        for (const Plot& p : list)
+            h = std::max(h, line_plot_height(p.series.data(), static_cast<int>(p.series.size()), w, 7 * ImGui::GetFontSize()));
+        for (size_t i = 0; i < list.size(); ++i) {
+            if (i % cols) ImGui::SameLine(0, gap);
+            const Plot& p = list[i];
+            plots_.push_back(LinePlot(p.id, p.series.data(), static_cast<int>(p.series.size()), w, h, "d_k", p.title.c_str(), p.axes));
+        }
     }
 };
 
@@ -128,24 +244,28 @@ public:
 
     void draw(LabApp& app) override {
         if (points_.empty()) return;
+        draw_untrained_note(app);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float col_w = avail.x / points_.size() - 8;
+        const float gap = ImGui::GetStyle().ItemSpacing.x;
+        const float col_w = (avail.x - gap * (points_.size() - 1)) / points_.size();
         for (size_t i = 0; i < points_.size(); ++i) {
-            if (i) ImGui::SameLine();
+            if (i) ImGui::SameLine(0, gap);
             ImGui::BeginChild(static_cast<int>(i + 100), ImVec2(col_w, avail.y * 0.62f), true);
-            draw_column(app, points_[i], col_w, avail.y);
+            draw_column(app, points_[i], avail.y);
             ImGui::EndChild();
         }
-        ImGui::TextDisabled("%s", tr(app, UiStr::xv_knockout_intro));
+        text_wrapped_disabled(tr(app, UiStr::xv_knockout_intro));
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
         std::string items;
         for (const HeadsPoint& p : points_) items += "h = " + std::to_string(p.heads) + '\0';
-        ImGui::Combo(ui_label(app, UiStr::xv_knockout_config, "knockout_config").c_str(), &knockout_, items.c_str());
+        const std::string combo = ui_label(app, UiStr::xv_knockout_config, "knockout_config");
+        ImGui::Combo(combo.c_str(), &knockout_, items.c_str());
+        check_item(combo.c_str());
         const HeadsPoint& k = points_[knockout_];
         for (size_t i = 0; i < k.knockout_delta.size() && i < 16; ++i) {
             const double share = k.output_norm > 0 ? k.knockout_delta[i] / k.output_norm : 0.0;
             const std::string label = say(app, Msg(UiStr::xv_knockout_head, i, k.knockout_delta[i], 100 * share));
-            ImGui::ProgressBar(static_cast<float>(share), ImVec2(avail.x * 0.6f, 0), label.c_str());
+            labelled_bar(static_cast<float>(share), label.c_str(), head_color(static_cast<int>(i)), avail.x * 0.8f);
         }
     }
 
@@ -163,20 +283,25 @@ public:
     }
 
 private:
-    void draw_column(LabApp& app, const HeadsPoint& p, float col_w, float avail_h) {
-        ImGui::Text("h = %d, d_k = %d", p.heads, p.d_k);
-        ImGui::TextDisabled("q_heads %s", shape_numbers(p.trace[TensorId::QHeads].shape).c_str());
-        ImGui::TextDisabled("weights %s", shape_numbers(p.trace[TensorId::Weights].shape).c_str());
-        const float map = std::min(col_w - 8, avail_h * 0.25f);
+    // One h: its shapes, head 0's weights, and every head's entropy (two columns of bars when many).
+    void draw_column(LabApp& app, const HeadsPoint& p, float avail_h) {
+        textf("h = %d, d_k = %d", p.heads, p.d_k);
+        text_wrapped_disabled(("q_heads " + shape_numbers(p.trace[TensorId::QHeads].shape)).c_str());
+        text_wrapped_disabled(("weights " + shape_numbers(p.trace[TensorId::Weights].shape)).c_str());
+        const float w = ImGui::GetContentRegionAvail().x;
+        const float map = std::min(w, avail_h * 0.25f);
         weights_map(app, p.trace, 0, 0, ("heads_h" + std::to_string(p.heads)).c_str(), map, map);
-        ImGui::TextDisabled("%s", tr(app, UiStr::xv_entropy_per_head));
-        for (size_t k = 0; k < p.head_entropy.size() && k < 16; ++k) {
-            ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::ColorConvertU32ToFloat4(head_color(static_cast<int>(k))));
+        text_wrapped_disabled(tr(app, UiStr::xv_entropy_per_head));
+        const size_t n = std::min<size_t>(p.head_entropy.size(), 16);
+        const int cols = n > 8 ? 2 : 1;
+        const float gap = ImGui::GetStyle().ItemSpacing.x;
+        const double max_entropy = std::log(std::max(2, app.trace.config.L_kv()));
+        for (size_t k = 0; k < n; ++k) {
+            if (k % cols) ImGui::SameLine(0, gap);
             char label[32];
             std::snprintf(label, sizeof label, "%.2f", p.head_entropy[k]);
-            ImGui::ProgressBar(static_cast<float>(p.head_entropy[k] / std::log(std::max(2, app.trace.config.L_kv()))),
-                               ImVec2(-1, ImGui::GetTextLineHeight() * 0.7f), label);
-            ImGui::PopStyleColor();
+            labelled_bar(static_cast<float>(p.head_entropy[k] / max_entropy), label, head_color(static_cast<int>(k)),
+                         (w - gap * (cols - 1)) / cols);
         }
     }
 };
@@ -197,6 +322,7 @@ public:
         if (m.cases.empty()) return;
         const int batch = m.cases[0].trace.config.batch;
         const int item = item_ < 0 ? batch - 1 : item_;
+        draw_untrained_note(app);
         draw_item_picker(app, batch, item);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         const float col_w = avail.x / m.cases.size() - 8;
@@ -204,12 +330,12 @@ public:
             const MaskCase& mc = m.cases[i];
             if (i) ImGui::SameLine();
             ImGui::BeginChild(static_cast<int>(i + 200), ImVec2(col_w, avail.y * 0.6f), true);
-            ImGui::TextUnformatted(say(app, mc.label).c_str());
+            text_wrapped("%s", say(app, mc.label).c_str());
             if (mc.name == "padding") {
                 const int len = mc.trace.config.padding_lengths[item];
                 text_wrapped("%s", say(app, Msg(UiStr::xv_padding_item, item, len, mc.trace.config.L_kv() - len)).c_str());
             }
-            const float map = std::min(col_w - 8, avail.y * 0.32f);
+            const float map = std::min(ImGui::GetContentRegionAvail().x, avail.y * 0.32f);
             weights_map(app, mc.trace, item, 0, ("mask_" + std::to_string(i)).c_str(), map, map);
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
             text_wrapped("%s", say(app, Msg(UiStr::xv_future_nonzero, mc.future_nonzero)).c_str());
@@ -265,18 +391,17 @@ public:
     }
 
     void draw(LabApp& app) override {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-        stale |= ImGui::SliderInt(ui_label(app, UiStr::xv_pe_positions, "pe_positions").c_str(), &length_, 8, 512);
-        ImGui::SameLine();
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-        stale |= ImGui::SliderInt(ui_label(app, UiStr::xv_pe_training_length, "pe_training_length").c_str(), &train_length_, 1, 512);
+        stale |= option_slider(app, UiStr::xv_pe_positions, "pe_positions", &length_, 8, 512, true);
+        stale |= option_slider(app, UiStr::xv_pe_training_length, "pe_training_length", &train_length_, 1, 512, false);
         if (pe_.pe.empty()) return;
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         const float w = avail.x / 3 - 8, h = avail.y * 0.7f;
         const unsigned long long version = app.generation * 977 + pe_.length * 7 + pe_.train_length;
         ImGui::BeginChild("pe_map", ImVec2(w, h));
-        ImGui::TextDisabled("%s", say(app, Msg(UiStr::xv_pe_map_caption, pe_.length, pe_.d_model, pe_.train_length)).c_str());
+        text_wrapped_disabled(say(app, Msg(UiStr::xv_pe_map_caption, pe_.length, pe_.d_model, pe_.train_length)).c_str());
+        // Positions x dimensions: the cells fill the box rather than stay square (a thin strip otherwise).
         HeatmapOptions opt;
+        opt.square = false;
         opt.range = {ColorMap::Diverging, -1.0f, 1.0f};
         opt.gpu = &app.gpu, opt.gpu_key = "exp/pe", opt.gpu_version = version;
         opt.highlight_row = pe_.train_length < pe_.length ? pe_.train_length : -1;
@@ -287,7 +412,7 @@ public:
         ImGui::SameLine();
         ImGui::BeginChild("pe_sim", ImVec2(w, h));
         const UiStr yes_no = pe_.similarity_depends_on_offset_only ? UiStr::xv_yes : UiStr::xv_no;
-        ImGui::TextDisabled("%s", say(app, Msg(UiStr::xv_pe_sim_caption, yes_no, pe_.max_offset_deviation)).c_str());
+        text_wrapped_disabled(say(app, Msg(UiStr::xv_pe_sim_caption, yes_no, pe_.max_offset_deviation)).c_str());
         HeatmapOptions so;
         so.range = range_for(pe_.similarity.data(), static_cast<long>(pe_.similarity.size()), ColorMap::Diverging);
         so.gpu = &app.gpu, so.gpu_key = "exp/pe_sim", so.gpu_version = version;
@@ -342,7 +467,7 @@ public:
         ImGui::BeginChild("mistake_list", ImVec2(std::min(std::max(list_w, avail.x * 0.3f), avail.x * 0.5f), avail.y), true);
         for (size_t i = 0; i < results_.size(); ++i) {
             const MistakeResult& m = results_[i];
-            ImGui::RadioButton((say(app, m.title) + "###mistake_" + m.key).c_str(), &selected_, static_cast<int>(i));
+            if (wrapped_radio(say(app, m.title).c_str(), m.key.c_str(), selected_ == static_cast<int>(i))) selected_ = static_cast<int>(i);
             lab_note_rect(app, "mistake:" + m.key);
         }
         ImGui::EndChild();
@@ -365,29 +490,25 @@ public:
     }
 
 private:
-    static void code_line(const std::string& text, ImVec4 colour) {
-        ImGui::PushStyleColor(ImGuiCol_Text, colour);
-        text_wrapped("%s", text.c_str());
-        ImGui::PopStyleColor();
-    }
+    static void code_line(const std::string& text, ImVec4 colour) { text_wrapped_colored(colour, text.c_str()); }
 
     void draw_detail(LabApp& app, const MistakeResult& m) {
         const ImVec4 red(1.0f, 0.55f, 0.5f, 1), green(0.62f, 0.85f, 0.62f, 1);
-        ImGui::Text("%s", say(app, m.title).c_str());
-        ImGui::TextDisabled("%s", tr(app, UiStr::xv_buggy));
+        text_wrapped("%s", say(app, m.title).c_str());
+        text_disabled(tr(app, UiStr::xv_buggy));
         code_line(m.buggy_line, red);
-        ImGui::TextDisabled("%s", tr(app, UiStr::xv_correct));
+        text_disabled(tr(app, UiStr::xv_correct));
         code_line(m.correct_line, green);
         ImGui::Separator();
         if (!m.runs) {
             const int stop = stage_index(m.stops_at);
             const std::string where = stop >= 0 ? tr(app, stage_infos()[stop].title) : m.stops_at;
-            ImGui::TextDisabled("%s", say(app, Msg(UiStr::xv_stops_at, where)).c_str());
+            text_wrapped_disabled(say(app, Msg(UiStr::xv_stops_at, where)).c_str());
             code_line(m.error, red);
         } else {
-            ImGui::TextUnformatted(say(app, Msg(UiStr::xv_max_row_sum_error, m.max_row_sum_error)).c_str());
-            ImGui::TextUnformatted(say(app, Msg(UiStr::xv_future_weight, m.future_weight)).c_str());
-            ImGui::TextUnformatted(say(app, Msg(UiStr::xv_output_diff, m.output_diff)).c_str());
+            text_wrapped("%s", say(app, Msg(UiStr::xv_max_row_sum_error, m.max_row_sum_error)).c_str());
+            text_wrapped("%s", say(app, Msg(UiStr::xv_future_weight, m.future_weight)).c_str());
+            text_wrapped("%s", say(app, Msg(UiStr::xv_output_diff, m.output_diff)).c_str());
         }
         ImGui::Spacing();
         text_wrapped("%s", say(app, m.symptom).c_str());
@@ -409,16 +530,17 @@ public:
 
     void draw(LabApp& app) override {
         if (kinds_.empty()) return;
+        draw_untrained_note(app);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         const float col_w = avail.x / kinds_.size() - 8;
         for (size_t i = 0; i < kinds_.size(); ++i) {
             if (i) ImGui::SameLine();
             ImGui::BeginChild(static_cast<int>(i + 300), ImVec2(col_w, avail.y), true);
             const Trace& tr = kinds_[i].trace;
-            ImGui::TextUnformatted(say(app, kinds_[i].label).c_str());
+            text_wrapped("%s", say(app, kinds_[i].label).c_str());
             for (TensorId id : {TensorId::Q, TensorId::K, TensorId::V, TensorId::Weights, TensorId::Output})
-                ImGui::TextDisabled("%-8s %s", tensor_name(id), shape_named(tr[id]).c_str());
-            const float map = std::min(col_w - 8, avail.y * 0.55f);
+                text_wrapped_disabled((std::string(tensor_name(id)) + "  " + shape_named(tr[id])).c_str());
+            const float map = std::min(ImGui::GetContentRegionAvail().x, avail.y * 0.55f);
             weights_map(app, tr, 0, 0, ("encdec_" + std::to_string(i)).c_str(), map, map);
             ImGui::EndChild();
         }
@@ -472,19 +594,24 @@ int experiment_index(const std::string& key) {
 }
 
 void draw_experiment_menu(LabApp& app) {
-    const bool clicked = ImGui::SmallButton(ui_label(app, UiStr::xv_menu_button, "experiments_button").c_str());
+    const std::string menu_label = ui_label(app, UiStr::xv_menu_button, "experiments_button");
+    const bool clicked = ImGui::SmallButton(menu_label.c_str());
+    check_item(menu_label.c_str());
     lab_note_rect(app, "menu:experiments");
     if (clicked || app.open_experiment_menu) ImGui::OpenPopup("experiments");
     app.open_experiment_menu = false;
     if (!ImGui::BeginPopup("experiments")) return;
     for (size_t i = 0; i < kExperiments.size(); ++i) {
         const ExperimentEntry& e = kExperiments[i];
-        if (ImGui::Selectable((std::string(tr(app, e.title)) + "###exp_" + e.key).c_str(), app.experiment == static_cast<int>(i)))
-            app.experiment = static_cast<int>(i);
+        const std::string label = std::string(tr(app, e.title)) + "###exp_" + e.key;
+        if (ImGui::Selectable(label.c_str(), app.experiment == static_cast<int>(i))) app.experiment = static_cast<int>(i);
+        check_item(label.c_str());
         lab_note_rect(app, std::string("exp:") + e.key);
     }
     ImGui::Separator();
-    if (ImGui::Selectable(ui_label(app, UiStr::xv_menu_back, "exp_none").c_str(), app.experiment < 0)) app.experiment = -1;
+    const std::string none_label = ui_label(app, UiStr::xv_menu_back, "exp_none");
+    if (ImGui::Selectable(none_label.c_str(), app.experiment < 0)) app.experiment = -1;
+    check_item(none_label.c_str());
     lab_note_rect(app, "exp:none");
     ImGui::EndPopup();
 }
@@ -494,16 +621,16 @@ void draw_experiment_view(LabApp& app, float x, float y, float w, float h) {
     begin_panel("Experiment", {x, y, w, h}, ImGuiWindowFlags_NoTitleBar);
     const ExperimentEntry& entry = kExperiments[app.experiment];
     ExperimentPanel& panel = *app.panels[app.experiment];
-    ImGui::Text("%s", tr(app, entry.title));
-    ImGui::SameLine();
-    const bool back = ImGui::SmallButton(ui_label(app, UiStr::xv_back_button, "exp_back").c_str());
+    text_wrapped("%s", tr(app, entry.title));
+    const std::string back_label = ui_label(app, UiStr::xv_back_button, "exp_back");
+    if (fits_on_line(ImGui::CalcTextSize(back_label.c_str(), nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2)) ImGui::SameLine();
+    const bool back = ImGui::SmallButton(back_label.c_str());
+    check_item(back_label.c_str());
     lab_note_rect(app, "exp:back");
     text_wrapped("%s", tr(app, entry.claim));
     ImGui::Separator();
     if (!panel.too_large.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.5f, 1));
-        text_wrapped("%s", say(app, panel.too_large).c_str());
-        ImGui::PopStyleColor();
+        text_wrapped_colored(ImVec4(1.0f, 0.55f, 0.5f, 1), say(app, panel.too_large).c_str());
     } else if (!back) {
         panel.draw(app);
     }
@@ -517,8 +644,34 @@ Json experiment_state(const LabApp& app) {
     const ExperimentPanel& panel = *app.panels[app.experiment];
     Json out = {{"key", entry.key}, {"title", tr(app, entry.title)}, {"compute_ms", json_number(panel.compute_ms)}};
     if (!panel.too_large.empty()) out["too_large"] = say(app, panel.too_large);
+    if (panel.option_rows) out["options"] = keys_json(*panel.option_rows, panel.option_values);
     panel.write_state(out, app.text_lang);
     return out;
+}
+
+std::vector<std::pair<std::string, std::string>> experiment_option_pairs(const LabApp& app) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (app.experiment < 0 || !app.panels[app.experiment]->option_rows) return out;
+    const ExperimentPanel& panel = *app.panels[app.experiment];
+    for (const auto& [key, value] : hash_pairs(*panel.option_rows, panel.option_values))
+        out.emplace_back(std::string(kExperiments[app.experiment].key) + "." + key, value);
+    return out;
+}
+
+void apply_experiment_options(LabApp& app, const std::vector<std::pair<std::string, std::string>>& options,
+                              std::vector<Msg>* notes) {
+    for (const auto& [key, value] : options) {
+        const size_t dot = key.find('.');
+        const int e = experiment_index(key.substr(0, dot));
+        ExperimentPanel* panel = e >= 0 ? app.panels[e].get() : nullptr;
+        if (panel && panel->option_rows &&
+            decode_key(*panel->option_rows, key.substr(dot + 1), value, panel->option_values, notes, nullptr,
+                       key.substr(0, dot + 1))) {
+            panel->stale = true;
+            continue;
+        }
+        notes->push_back(Msg(Str::url_note, Msg(Str::url_unknown_key, key.substr(0, 40))));
+    }
 }
 
 }  // namespace lab

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "text_wrap.h"
+#include "text_fit.h"
 #include "core/stages.h"
 #include "lab_app.h"
 #include "panels.h"
@@ -13,11 +13,6 @@
 namespace lab {
 
 namespace {
-
-void heading(const char* text) {
-    ImGui::Spacing();
-    ImGui::TextDisabled("%s", text);
-}
 
 // A dot in the verdict's colour (a ring for a fact), the label and its numbers. Only a
 // pass is green; NaN from fully-masked rows is amber with its explanation.
@@ -49,8 +44,7 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
     const StageInfo& info = stage_infos()[app.stage];
     const StageRecord& rec = app.trace.stages[app.stage];
     begin_panel(ui_label(app, UiStr::ui_explain_window, "Explain").c_str(), r);
-    ImGui::PushTextWrapPos(0);
-    ImGui::Text("%d. %s", app.stage + 1, tr(app, info.title));
+    text_wrapped("%d. %s", app.stage + 1, tr(app, info.title));
     heading(tr(app, UiStr::ui_explain_paper));
     text_wrapped("%s", tr(app, info.formula));
     heading(tr(app, UiStr::ui_explain_pytorch));
@@ -58,8 +52,12 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
     text_wrapped("%s", info.pytorch);
     ImGui::PopStyleColor();
     heading(tr(app, UiStr::ui_explain_shapes));
-    for (const ShapeStep& st : rec.shape_steps)
-        ImGui::BulletText("%s  %s", say(app, st.op).c_str(), shape_named(st.shape, st.dims).c_str());
+    // Each step wrapped beside its bullet (a group): a named shape like (B=2, h=8, L_q=10, L_kv=10) is long.
+    for (const ShapeStep& st : rec.shape_steps) {
+        ImGui::Bullet();
+        ImGui::SameLine(0, ImGui::GetStyle().FramePadding.x * 2);  // where BulletText puts its text
+        text_wrapped("%s  %s", say(app, st.op).c_str(), shape_named(st.shape, st.dims).c_str());
+    }
     heading(tr(app, UiStr::ui_explain_why));
     text_wrapped("%s", tr(app, info.why));
     // Checks first; facts (what no input can make false, footnote 4's numbers) apart, never counted.
@@ -69,7 +67,7 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
         if (ch.is_check()) badge(app, ch);
         else facts = true;
     if (std::none_of(rec.checks.begin(), rec.checks.end(), [](const InvariantCheck& c) { return c.is_check(); }))
-        ImGui::TextDisabled("%s", tr(app, UiStr::ui_explain_no_checks));
+        text_wrapped_disabled(tr(app, UiStr::ui_explain_no_checks));
     if (facts) heading(tr(app, UiStr::ui_explain_facts));
     for (const InvariantCheck& ch : rec.checks)
         if (!ch.is_check()) badge(app, ch);
@@ -77,7 +75,6 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
         heading(tr(app, UiStr::ui_explain_hovered));
         text_wrapped("%s", say(app, app.hover.text).c_str());
     }
-    ImGui::PopTextWrapPos();
     ImGui::Spacing();
     ImGui::Separator();
     draw_export_section(app);

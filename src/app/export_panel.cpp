@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "text_wrap.h"
+#include "text_fit.h"
 #include "core/npy.h"
 #include "core/stages.h"
 #include "interop/exports.h"
@@ -15,8 +15,12 @@ namespace lab {
 
 namespace {
 
-bool action_button(LabApp& app, const char* id, const char* label, UiStr tip) {
-    const bool clicked = ImGui::Button((std::string(label) + "###export:" + id).c_str());
+// A button on the current line when it still fits there (flow layout), else on the next.
+bool action_button(LabApp& app, const char* id, const char* label, UiStr tip, bool first = false) {
+    const std::string shown = std::string(label) + "###export:" + id;
+    if (!first && fits_on_line(ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2)) ImGui::SameLine();
+    const bool clicked = ImGui::Button(shown.c_str());
+    check_item(shown.c_str());
     lab_note_rect(app, std::string("export:") + id);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, tip));
     return clicked;
@@ -46,25 +50,21 @@ void draw_export_section(LabApp& app) {
     const StageInfo& info = stage_infos()[app.stage];
     const Tensor* t = app.trace.find(info.result);
     const AttentionConfig& c = app.trace.config;
-    ImGui::TextDisabled("%s", say(app, Msg(UiStr::ui_export_heading, t ? t->name.c_str() : "")).c_str());
+    text_wrapped_disabled(say(app, Msg(UiStr::ui_export_heading, t ? t->name.c_str() : "")).c_str());
     if (t) {
-        if (action_button(app, "csv", "CSV", UiStr::ui_export_csv_tip))
+        if (action_button(app, "csv", "CSV", UiStr::ui_export_csv_tip, true))
             save(app, export_file_name(c, t->name, "csv"), tensor_csv(*t), "text/csv");
-        ImGui::SameLine();
         if (action_button(app, "npy", ".npy", UiStr::ui_export_npy_tip))
             save(app, export_file_name(c, t->name, "npy"), encode_npy(*t), "application/octet-stream");
-        ImGui::SameLine();
         if (action_button(app, "json", "JSON", UiStr::ui_export_json_tip))
             save(app, export_file_name(c, t->name, "json"), tensor_json(*t), "application/json");
     }
-    if (action_button(app, "trace", tr(app, UiStr::ui_export_trace), UiStr::ui_export_trace_tip))
+    if (action_button(app, "trace", tr(app, UiStr::ui_export_trace), UiStr::ui_export_trace_tip, true))
         save(app, export_file_name(c, "trace", "json"), trace_json(app.trace, app.text_lang), "application/json");
-    ImGui::SameLine();
     if (action_button(app, "pytorch", tr(app, UiStr::ui_export_pytorch), UiStr::ui_export_pytorch_tip))
         save(app, export_file_name(c, "reproduce", "py"), pytorch_script(app.trace), "text/x-python");
     if (action_button(app, "prompt", tr(app, UiStr::ui_export_prompt), UiStr::ui_export_prompt_tip))
         copy(app, stage_prompt_text(app.trace, app.stage, app.batch_item, app.head, app.text_lang), UiStr::ui_export_what_stage);
-    ImGui::SameLine();
     if (action_button(app, "link", tr(app, UiStr::ui_export_link), UiStr::ui_export_link_tip)) {
         const std::string hash = lab_url_hash(app);
         copy(app, app.host.share_url ? app.host.share_url(hash) : "#" + hash, UiStr::ui_export_what_link);
@@ -77,7 +77,9 @@ void draw_config_loader(LabApp& app) {
     ImGui::InputTextMultiline("##config", app.config_text, sizeof app.config_text,
                               ImVec2(-1, ImGui::GetTextLineHeight() * 4.5f));
     lab_note_rect(app, "config_text");
-    const bool load = ImGui::Button(ui_label(app, UiStr::ui_config_load, "config_load").c_str());
+    const std::string load_label = ui_label(app, UiStr::ui_config_load, "config_load");
+    const bool load = ImGui::Button(load_label.c_str());
+    check_item(load_label.c_str());
     lab_note_rect(app, "config_load");
     if (load) lab_load_config_text(app, "", app.config_text);
 }

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "text_fit.h"
 
 namespace lab {
 
@@ -24,12 +25,15 @@ uint32_t head_color(int h) {
 
 void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan, const char* masked_label) {
     const float scale = ImGui::GetFontSize() / 13.0f;
-    const float w = 70.0f * scale, h = ImGui::GetTextLineHeight() * 0.6f;
+    const float h = ImGui::GetTextLineHeight() * 0.6f, gap = 4 * scale;
     char lo[24], hi[24];
     std::snprintf(lo, sizeof lo, range.map == ColorMap::Sequential ? "%.0f" : "%.3g", range.lo);
     std::snprintf(hi, sizeof hi, range.map == ColorMap::Sequential ? "%.0f" : "%.3g", range.hi);
-    ImGui::TextDisabled("%s", lo);
-    ImGui::SameLine(0, 4 * scale);
+    // The bar takes what the numbers leave, between 24 and 70 px (at 13 px text).
+    const float numbers = ImGui::CalcTextSize(lo).x + ImGui::CalcTextSize(hi).x + gap * 2;
+    const float w = std::max(24.0f * scale, std::min(70.0f * scale, ImGui::GetContentRegionAvail().x - numbers));
+    text_disabled(lo);
+    ImGui::SameLine(0, gap);
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float y = p.y + (ImGui::GetTextLineHeight() - h) * 0.5f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -40,15 +44,17 @@ void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan, const c
                           colormap_color(range, v));
     }
     ImGui::Dummy(ImVec2(w, ImGui::GetTextLineHeight()));
-    ImGui::SameLine(0, 4 * scale);
-    ImGui::TextDisabled("%s", hi);
+    ImGui::SameLine(0, gap);
+    text_disabled(hi);
+    // Swatches for masked and NaN cells: on this line while they fit, else below.
     auto swatch = [&](uint32_t color, const char* label) {
-        ImGui::SameLine(0, 10 * scale);
+        if (fits_on_line(h + 3 * scale + ImGui::CalcTextSize(label).x + 6 * scale)) ImGui::SameLine(0, 10 * scale);
         const ImVec2 q = ImGui::GetCursorScreenPos();
-        dl->AddRectFilled(ImVec2(q.x, y), ImVec2(q.x + h, y + h), color);
+        const float sy = q.y + (ImGui::GetTextLineHeight() - h) * 0.5f;
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(q.x, sy), ImVec2(q.x + h, sy + h), color);
         ImGui::Dummy(ImVec2(h, ImGui::GetTextLineHeight()));
         ImGui::SameLine(0, 3 * scale);
-        ImGui::TextDisabled("%s", label);
+        text_disabled(label);
     };
     if (has_masked) swatch(kMaskedColor, masked_label);
     if (has_nan) swatch(kNanColor, "NaN");
@@ -90,7 +96,7 @@ Grid layout(const float* values, int rows, int cols, int row_stride, const Heatm
     const float max_cell = opt.max_cell > 0 ? opt.max_cell : 44.0f * g.scale;
     g.cw = std::max(0.05f, std::min(max_cell, (width - g.label_w) / cols));
     g.ch = std::max(0.05f, std::min(max_cell, (height - top_h) / rows));
-    if (g.cw >= 4.0f * g.scale) g.cw = g.ch = std::min(g.cw, g.ch);
+    if (opt.square && g.cw >= 4.0f * g.scale) g.cw = g.ch = std::min(g.cw, g.ch);
     g.origin = ImGui::GetCursorScreenPos();
     g.p0 = ImVec2(g.origin.x + g.label_w, g.origin.y + top_h);
     return g;
@@ -127,18 +133,27 @@ void draw_gaps(const Grid& g) {
         dl->AddLine(ImVec2(g.p0.x, g.p0.y + r * g.ch - 0.5f), ImVec2(g.p0.x + g.grid_w(), g.p0.y + r * g.ch - 0.5f), bg);
 }
 
-// Numbers inside cells when they fit, dark on light cells and light on dark ones.
+// A cell's number as drawn: two decimals, -inf / -1e9 for masked cells, NaN.
+void cell_text(float v, char (&buf)[16]) {
+    if (std::isnan(v)) std::snprintf(buf, sizeof buf, "NaN");
+    else if (v <= -1e8f) std::snprintf(buf, sizeof buf, std::isinf(v) ? "-inf" : "-1e9");
+    else std::snprintf(buf, sizeof buf, "%.2f", v);
+}
+
+// Numbers inside cells when every one fits its cell (a wide one like -12.34 included),
+// dark on light cells and light on dark ones.
 void draw_numbers(const Grid& g, const ColorRange& range) {
-    const float text_w = ImGui::CalcTextSize("-0.00").x;
-    if (g.cw < text_w + 4.0f * g.scale || g.ch < ImGui::GetTextLineHeight() || g.rows * g.cols > 400) return;
+    if (g.ch < ImGui::GetTextLineHeight() || g.rows * g.cols > 400) return;
+    char buf[16];
+    float widest = 0;
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c) cell_text(g.value(r, c), buf), widest = std::max(widest, ImGui::CalcTextSize(buf).x);
+    if (g.cw < widest + 4.0f * g.scale) return;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (int r = 0; r < g.rows; ++r)
         for (int c = 0; c < g.cols; ++c) {
             const float v = g.value(r, c);
-            char buf[16];
-            if (std::isnan(v)) std::snprintf(buf, sizeof buf, "NaN");
-            else if (v <= -1e8f) std::snprintf(buf, sizeof buf, std::isinf(v) ? "-inf" : "-1e9");
-            else std::snprintf(buf, sizeof buf, "%.2f", v);
+            cell_text(v, buf);
             const ImVec2 ts = ImGui::CalcTextSize(buf);
             const uint32_t bg = colormap_color(range, v);
             const int lum = ((bg & 0xFF) * 3 + ((bg >> 8) & 0xFF) * 6 + ((bg >> 16) & 0xFF)) / 10;
@@ -154,10 +169,12 @@ void draw_labels(const Grid& g, const HeatmapOptions& opt) {
     const float line_h = ImGui::GetTextLineHeight();
     const int row_every = std::max(1, static_cast<int>(std::ceil(line_h / g.ch)));
     for (int r = 0; r < g.rows; r += row_every) {
+        const std::string label = label_of(opt.row_labels, r);
         dl->PushClipRect(g.origin, ImVec2(g.origin.x + g.label_w - 4 * g.scale, g.p0.y + g.grid_h()), true);
         dl->AddText(ImVec2(g.origin.x, g.p0.y + r * g.ch + (std::min(g.ch * row_every, line_h * 2) - line_h) * 0.5f),
-                    label_col, label_of(opt.row_labels, r).c_str());
+                    label_col, label.c_str());
         dl->PopClipRect();
+        check_width("row label", label.c_str(), ImGui::CalcTextSize(label.c_str()).x, g.label_w - 4 * g.scale);
     }
     if (opt.col_group > 0)
         for (int k = 0; k * opt.col_group < g.cols; ++k)
@@ -169,10 +186,13 @@ void draw_labels(const Grid& g, const HeatmapOptions& opt) {
     col_label_w += 6 * g.scale;
     int col_every = std::max(1, static_cast<int>(std::ceil(col_label_w / g.cw)));
     if (col_every > 1) col_every = col_every <= 2 ? 2 : col_every <= 4 ? 4 : col_every <= 8 ? 8 : ((col_every + 15) / 16) * 16;
-    dl->PushClipRect(ImVec2(g.p0.x, g.origin.y), ImVec2(g.p0.x + g.grid_w() + col_label_w, g.p0.y), true);
-    for (int c = 0; c < g.cols; c += col_every)
-        dl->AddText(ImVec2(g.p0.x + c * g.cw, g.origin.y), label_col, label_of(opt.col_labels, c).c_str());
-    dl->PopClipRect();
+    // Column labels start at their column; one the window's edge would cut is left out.
+    const float right = std::min(g.p0.x + g.grid_w() + col_label_w, dl->GetClipRectMax().x);
+    for (int c = 0; c < g.cols; c += col_every) {
+        const std::string label = label_of(opt.col_labels, c);
+        const float x = g.p0.x + c * g.cw;
+        if (x + ImGui::CalcTextSize(label.c_str()).x <= right) draw_text(dl, ImVec2(x, g.origin.y), label_col, label.c_str(), right - x, "column label");
+    }
 }
 
 // The exact cell under the mouse, outlined.

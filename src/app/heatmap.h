@@ -28,6 +28,7 @@ struct HeatmapOptions {
     const std::vector<std::string>* col_labels = nullptr;  // null: column numbers
     int col_group = 0;                                 // > 0: columns form heads of this width (coloured bands)
     int highlight_row = -1;                            // outlined row (e.g. the PE panel's training length)
+    bool square = true;                                // square cells while they are 4 px or more; false: fill the box
     const HeatmapRenderer* gpu = nullptr;              // null: cells are drawn as ImGui rectangles
     const char* gpu_key = nullptr;                     // with gpu: names this slice's texture
     unsigned long long gpu_version = 0;                // with gpu: changes when the values change

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/stages.h"
+#include "core/tokens.h"
 #include "core/url_state.h"
 #include "core/utf8.h"
 #include "interop/config_file.h"
@@ -129,6 +130,7 @@ std::string lab_url_hash(const LabApp& app) {
     s.tokens = app.tokens;
     s.view.stage = app.stage, s.view.batch_item = app.batch_item, s.view.head = app.head, s.view.all_heads = app.all_heads;
     if (app.experiment >= 0) s.view.experiment = experiments()[app.experiment].key;
+    s.view.experiment_options = experiment_option_pairs(app);
     if (app.lesson.lesson >= 0) s.view.lesson = app.lesson.lesson + 1, s.view.lesson_step = app.lesson.step + 1;
     s.lang = lang_code(app.lang);
     return encode_url_state(s);
@@ -136,13 +138,10 @@ std::string lab_url_hash(const LabApp& app) {
 
 void lab_show_url_state(LabApp& app, const UrlState& s) {
     app.config = s.config;
-    app.tokens = s.tokens;
     std::string joined;
-    for (const auto& t : app.tokens) joined += (joined.empty() ? "" : " ") + t;
-    size_t n = std::min(joined.size(), sizeof app.token_text - 1);
-    if (n < joined.size()) n = utf8::boundary_at_or_before(joined, n);  // whole characters
-    joined.copy(app.token_text, n);
-    app.token_text[n] = '\0';
+    for (const auto& t : s.tokens) joined += (joined.empty() ? "" : " ") + t;
+    lab_set_token_text(app, joined);
+    app.tokens = s.tokens;  // as decoded, even where the field had to cut the text
     app.stage = s.view.stage;
     app.batch_item = s.view.batch_item;
     app.head = s.view.head;
@@ -157,6 +156,7 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
     if (!d.state.lang.empty() && parse_lang(d.state.lang, &lang)) lab_set_language(app, lang);
     lab_show_url_state(app, d.state);
     app.notes = hash_notes(d);
+    apply_experiment_options(app, d.state.view.experiment_options, &app.notes);
     // A link to another lesson step sets the lab up for it; the same step keeps the link's knobs.
     const int lesson = d.state.view.lesson - 1, step = d.state.view.lesson_step - 1;
     if (lesson < 0) lesson_leave(app);
@@ -180,6 +180,14 @@ void lab_load_config_text(LabApp& app, const std::string& name, const std::strin
     }
 }
 
+void lab_set_token_text(LabApp& app, const std::string& text) {
+    size_t n = std::min(text.size(), sizeof app.token_text - 1);
+    if (n < text.size()) n = utf8::boundary_at_or_before(text, n);  // whole characters
+    text.copy(app.token_text, n);
+    app.token_text[n] = '\0';
+    app.tokens = split_tokens(app.token_text).tokens;
+}
+
 void lab_refuse_config_file(LabApp& app, const std::string& name, double size) {
     app.notes.assign(1, Msg(UiStr::plat_config_too_large, name, size));
     app.last_action = Msg(UiStr::plat_could_not_load, name);
@@ -188,6 +196,11 @@ void lab_refuse_config_file(LabApp& app, const std::string& name, double size) {
 void lab_note_rect(LabApp& app, const std::string& id) {
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     app.rects.push_back({id, a.x, a.y, b.x - a.x, b.y - a.y});
+}
+
+void lab_note_window(LabApp& app, const std::string& id) {
+    const ImVec2 a = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    app.rects.push_back({id, a.x, a.y, size.x, size.y});
 }
 
 namespace {
@@ -225,8 +238,11 @@ void lab_frame(LabApp& app) {
     if (app.dirty) lab_recompute(app);
     find_missing_glyphs(app);
 
-    // Layout: pipeline bar on top; setup left, explain right, stage view and the
-    // dimension table in the middle. Narrow windows (>= 800 px) shrink the sides.
+    text_fit_begin_frame(&app.clipped);
+
+    // Layout: pipeline bar on top; setup left (the messages under it, when there are
+    // any), explain right, stage view and the dimension table in the middle. Narrow
+    // windows (>= 800 px) shrink the sides.
     const ImVec2 ds = ImGui::GetIO().DisplaySize;
     const float s = app.ui_scale;
     const float bar_h = ImGui::GetFrameHeight() * 2.4f;
@@ -237,8 +253,11 @@ void lab_frame(LabApp& app) {
     const float table_h = app.cost_tab_open ? body_h * 0.45f
                                             : std::min(body_h * 0.34f, (kStageCount + 3.5f) * ImGui::GetTextLineHeightWithSpacing());
 
+    const float messages_h = messages_panel_height(app, side_l, body_h * 0.5f);
+
     draw_pipeline_bar(app, {0, 0, ds.x, bar_h});
-    draw_setup_panel(app, {0, bar_h, side_l, body_h});
+    draw_setup_panel(app, {0, bar_h, side_l, body_h - messages_h});
+    draw_messages_panel(app, {0, bar_h + body_h - messages_h, side_l, messages_h});
     app.hover = HoverCell{};
     if (app.experiment >= 0) {
         draw_experiment_view(app, side_l, bar_h, ds.x - side_l, body_h);
@@ -251,6 +270,7 @@ void lab_frame(LabApp& app) {
     }
     if (app.show_help) draw_help_overlay(app);
     handle_keys(app);
+    text_fit_begin_frame(nullptr);
 }
 
 }  // namespace lab

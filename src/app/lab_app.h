@@ -18,6 +18,7 @@
 #include "experiments.h"
 #include "heatmap.h"
 #include "lesson_panel.h"
+#include "text_fit.h"
 #include "training_session.h"
 #include "ui_text.h"
 
@@ -100,6 +101,7 @@ struct LabApp {
     bool cost_tab_open = false;
     std::vector<Msg> notes;            // e.g. what was wrong with the URL hash (said in text_lang when drawn)
     std::vector<UiRect> rects;         // rebuilt every frame
+    std::vector<ClippedText> clipped;  // texts that did not fit this frame (text_fit.h); none is the rule
     std::vector<HeatmapPlacement> heatmaps;
     double recompute_ms = 0.0;
     long frame = 0;
@@ -157,9 +159,13 @@ double lab_frame_wanted_in(const LabApp& app);
 void lab_set_language(LabApp& app, Lang lang);
 // Chinese is shown, or the tokens contain CJK characters: the host should load the CJK font.
 bool lab_wants_cjk_font(const LabApp& app);
+// Sets the tokens field to `text` and the tokens to its words (core/tokens.h).
+void lab_set_token_text(LabApp& app, const std::string& text);
 // A config file over the 1 MiB limit, refused unread: a note naming it and its size.
 void lab_refuse_config_file(LabApp& app, const std::string& name, double size);
 // Records the last ImGui item's rectangle under `id` (see UiRect).
 void lab_note_rect(LabApp& app, const std::string& id);
+// Records the current window's rectangle under `id`.
+void lab_note_window(LabApp& app, const std::string& id);
 
 }  // namespace lab

@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include "interop/json_export.h"
+
 namespace lab {
 
 struct LabApp;
@@ -23,5 +25,13 @@ void draw_help_overlay(LabApp& app);                       // '?' — every shor
 void draw_export_section(LabApp& app);                     // inside the explain panel
 void draw_cost_tab(LabApp& app);                           // a tab beside the dimension table
 void draw_config_loader(LabApp& app);                      // inside the setup panel
+// The messages the learner caused (errors, notes about a file, a link or typed tokens),
+// pinned under the setup panel; its height for a panel `width` wide (0: nothing to say).
+float messages_panel_height(const LabApp& app, float width, float max_h);
+void draw_messages_panel(LabApp& app, const PanelRect& r);
+// "Untrained weights": says where weights and attention maps appear that the weights are
+// random (Xavier) and what that implies; its detail on hover.
+void draw_untrained_note(LabApp& app);
+Json untrained_note_json(const LabApp& app);  // state().weights_note
 
 }  // namespace lab

@@ -8,6 +8,7 @@
 #include "core/stages.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "text_fit.h"
 
 namespace lab {
 
@@ -26,7 +27,7 @@ void draw_language_switch(LabApp& app) {
     const float status_w = loading ? ImGui::CalcTextSize(status).x + style.ItemSpacing.x : 0.0f;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w - status_w));
     if (loading) {
-        ImGui::TextDisabled("%s", status);
+        text_disabled(status);
         ImGui::SameLine();
     }
     for (int i = 0; i < kLangCount; ++i) {
@@ -35,6 +36,7 @@ void draw_language_switch(LabApp& app) {
         if (i) ImGui::SameLine();
         ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
         if (ImGui::SmallButton(labels[i]) && !current) lab_set_language(app, lang);
+        check_item(labels[i]);
         ImGui::PopStyleColor();
         lab_note_rect(app, std::string("lang:") + lang_code(lang));
         if (ImGui::IsItemHovered() && !current) ImGui::SetTooltip("%s", tr(app, UiStr::lang_toggle_tip));
@@ -45,9 +47,14 @@ void draw_language_switch(LabApp& app) {
 
 void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     begin_panel("##pipeline", r, ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
-    ImGui::TextUnformatted("Attention Lab");
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr(app, UiStr::bar_subtitle));
+    text("Attention Lab");
+    // The subtitle only where it fits beside the menu and the language switch.
+    const char* subtitle = tr(app, UiStr::bar_subtitle);
+    const float menu_and_switch = ImGui::GetFontSize() * 14;
+    if (fits_on_line(ImGui::CalcTextSize(subtitle).x + menu_and_switch)) {
+        ImGui::SameLine();
+        text_disabled(subtitle);
+    }
     ImGui::SameLine();
     draw_experiment_menu(app);
     ImGui::SameLine();
@@ -84,8 +91,10 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
         ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.32f, 0.52f, 0.86f, 1));
         std::snprintf(label, sizeof label, "%d %s%s###chip%zu", static_cast<int>(i + 1), tr(app, infos[i].chip), failing ? " !" : "", i);
-        const float w = (ImGui::CalcTextSize(label, nullptr, true).x + style.FramePadding.x * 2) * squeeze;
+        const float need = ImGui::CalcTextSize(label, nullptr, true).x + style.FramePadding.x * 2;
+        const float w = need * squeeze;
         if (ImGui::Button(label, ImVec2(w, 0))) lab_go_to_stage(app, static_cast<int>(i));
+        check_width("chip", label, need, w);
         lab_note_rect(app, std::string("chip:") + infos[i].key);
         ImGui::PopStyleColor(2);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(app, infos[i].title), tr(app, infos[i].formula));

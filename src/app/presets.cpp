@@ -1,6 +1,8 @@
 // presets.cpp — Attention Lab app: the presets.
 #include "presets.h"
 
+#include "core/tokens.h"
+
 namespace lab {
 
 namespace {
@@ -18,11 +20,27 @@ const std::vector<Preset>& presets() {
         return std::vector<Preset>{
             {"Tiny", UiStr::ui_preset_tiny, UiStr::ui_preset_tiny_what, sized(8, 2, 4, 2)},
             {"Paper base", UiStr::ui_preset_paper, UiStr::ui_preset_paper_what, sized(512, 8, 10, 2)},
-            {"Single sentence", UiStr::ui_preset_sentence, UiStr::ui_preset_sentence_what, sized(512, 8, 6, 1)},
+            // seq_len follows the sentence (choose_preset).
+            {"Single sentence", UiStr::ui_preset_sentence, UiStr::ui_preset_sentence_what, sized(512, 8, 1, 1),
+             UiStr::ui_preset_sentence_text},
             {"Cross-attention", UiStr::ui_preset_cross, UiStr::ui_preset_cross_what, cross},
         };
     }();
     return list;
+}
+
+const Preset* find_preset(const std::string& name) {
+    for (const Preset& p : presets())
+        if (name == p.name) return &p;
+    return nullptr;
+}
+
+PresetChoice choose_preset(const Preset& p, Lang lang) {
+    PresetChoice out{p.config, ""};
+    if (p.sentence == UiStr::Count_) return out;
+    out.token_text = tr(p.sentence, lang);
+    out.config.seq_len = static_cast<int>(split_tokens(out.token_text).tokens.size());
+    return out;
 }
 
 }  // namespace lab

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "text_wrap.h"
+#include "text_fit.h"
 #include "core/tokens.h"
 #include "lab_app.h"
 #include "panels.h"
@@ -33,22 +33,49 @@ void fit_mask_params(AttentionConfig& c) {
     }
 }
 
-// Half the panel for the field, less when the label (in either language) needs the room.
-void set_field_width(const char* label) {
+// A field's label ("text###id"): beside the field when it fits there (the field half the
+// panel, at least 40%), else wrapped on its own line above a field as wide as the panel.
+// Returns the label to give the widget.
+std::string field_label(const std::string& shown) {
     const float avail = ImGui::GetContentRegionAvail().x;
-    const float label_w = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().ItemInnerSpacing.x;
-    ImGui::SetNextItemWidth(std::max(avail * 0.4f, std::min(avail * 0.5f, avail - label_w)));
+    const float label_w = ImGui::CalcTextSize(shown.c_str(), nullptr, true).x + ImGui::GetStyle().ItemInnerSpacing.x;
+    if (label_w <= avail * 0.6f) {
+        ImGui::SetNextItemWidth(std::max(avail * 0.4f, std::min(avail * 0.5f, avail - label_w)));
+        return shown;
+    }
+    const size_t id = shown.find("###");
+    text_wrapped("%s", shown.substr(0, id).c_str());
+    ImGui::SetNextItemWidth(-1);
+    return id == std::string::npos ? "##" + shown : shown.substr(id);
 }
 
-// An integer field with -/+ buttons; its rectangle is recorded as "knob:<id>".
+bool has_error(const LabApp& app, const char* param) {
+    for (const ConfigError& e : app.errors)
+        if (e.param == param) return true;
+    return false;
+}
+
+// An integer field with -/+ buttons; its rectangle is recorded as "knob:<id>". A knob the
+// configuration's error names is red (the message itself is in the messages panel).
 bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char* help) {
     const std::string shown = std::string(label) + "###" + id;  // the id stays when the language changes
-    set_field_width(shown.c_str());
+    const std::string widget = field_label(shown);
+    const bool wrong = has_error(app, id);
+    if (wrong) ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.55f, 0.18f, 0.16f, 1));
     ImGui::BeginGroup();
-    const bool changed = ImGui::InputInt(shown.c_str(), v, 1, 8);
+    const bool changed = ImGui::InputInt(widget.c_str(), v, 1, 8);
     ImGui::EndGroup();
+    if (wrong) ImGui::PopStyleColor();
+    check_item(widget.c_str());
     lab_note_rect(app, std::string("knob:") + id);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+    return changed;
+}
+
+// A checkbox whose label is checked for fit.
+bool checkbox(const std::string& label, bool* v) {
+    const bool changed = ImGui::Checkbox(label.c_str(), v);
+    check_item(label.c_str());
     return changed;
 }
 
@@ -56,19 +83,20 @@ bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char
 // Presets: buttons that wrap like words.
 bool draw_presets(LabApp& app) {
     bool changed = false;
-    ImGui::TextDisabled("%s", tr(app, UiStr::ui_setup_presets));
-    const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    text_wrapped_disabled(tr(app, UiStr::ui_setup_presets));
     for (size_t i = 0; i < presets().size(); ++i) {
         const Preset& p = presets()[i];
         // Stay on this line only if the button still fits.
         const float w = ImGui::CalcTextSize(tr(app, p.label)).x + ImGui::GetStyle().FramePadding.x * 2;
-        if (i && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right_edge) ImGui::SameLine();
-        const bool clicked = ImGui::Button((std::string(tr(app, p.label)) + "###preset:" + p.name).c_str());
+        if (i && fits_on_line(w)) ImGui::SameLine();
+        const std::string label = std::string(tr(app, p.label)) + "###preset:" + p.name;
+        const bool clicked = ImGui::Button(label.c_str());
+        check_item(label.c_str());
         lab_note_rect(app, std::string("preset:") + p.name);
         if (clicked) {
-            app.config = p.config;
-            app.tokens.clear();
-            app.token_text[0] = '\0';
+            const PresetChoice choice = choose_preset(p, app.lang);
+            app.config = choice.config;
+            lab_set_token_text(app, choice.token_text);
             changed = true;
         }
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, p.what));
@@ -79,16 +107,16 @@ bool draw_presets(LabApp& app) {
 bool draw_sizes(LabApp& app) {
     AttentionConfig& c = app.config;
     bool changed = false;
-    ImGui::TextDisabled("%s", tr(app, UiStr::ui_setup_sizes));
+    text_wrapped_disabled(tr(app, UiStr::ui_setup_sizes));
     changed |= int_knob(app, "d_model", "d_model", &c.d_model, tr(app, UiStr::ui_knob_d_model_tip));
     changed |= int_knob(app, "heads", tr(app, UiStr::ui_knob_heads), &c.heads, tr(app, UiStr::ui_knob_heads_tip));
-    ImGui::Text("d_k = d_v = %s", c.heads > 0 && c.d_model % c.heads == 0 ? std::to_string(c.d_k()).c_str() : "?");
+    textf("d_k = d_v = %s", c.heads > 0 && c.d_model % c.heads == 0 ? std::to_string(c.d_k()).c_str() : "?");
     int seq = c.seq_len;
     if (int_knob(app, "seq_len", tr(app, UiStr::ui_knob_seq_len), &seq, tr(app, UiStr::ui_knob_seq_len_tip))) {
         c.seq_len = seq;
         changed = true;
     }
-    if (ImGui::Checkbox(ui_label(app, UiStr::ui_setup_cross, "cross").c_str(), &c.cross)) {
+    if (checkbox(ui_label(app, UiStr::ui_setup_cross, "cross"), &c.cross)) {
         c.kv_len = c.cross ? c.seq_len + 2 : 0;
         changed = true;
     }
@@ -103,36 +131,42 @@ bool draw_sizes(LabApp& app) {
     return changed;
 }
 
-// The custom mask as a grid of 0/1 buttons.
+// The custom mask as a grid of 0/1 buttons, as wide as the panel allows; cells too small
+// for their digit show it by colour only.
 bool draw_custom_grid(LabApp& app) {
     AttentionConfig& c = app.config;
     bool changed = false;
     text_wrapped_disabled(tr(app, UiStr::ui_setup_custom_hint));
-    const float cell = ImGui::GetFrameHeight();
+    const float gap = 2.0f;
+    const float cell = std::min(ImGui::GetFrameHeight(), (ImGui::GetContentRegionAvail().x - gap * (c.L_kv() - 1)) / c.L_kv());
+    const bool digits = cell >= ImGui::CalcTextSize("0").x + 4;
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(0, 0));
     for (int i = 0; i < c.L_q(); ++i)
         for (int j = 0; j < c.L_kv(); ++j) {
             uint8_t& keep = c.custom_keep[static_cast<size_t>(i) * c.L_kv() + j];
             ImGui::PushID(i * 4096 + j);
-            if (j) ImGui::SameLine(0, 2);
+            if (j) ImGui::SameLine(0, gap);
             ImGui::PushStyleColor(ImGuiCol_Button, keep ? ImVec4(0.3f, 0.6f, 0.4f, 1) : ImVec4(0.2f, 0.2f, 0.22f, 1));
-            if (ImGui::Button(keep ? "1" : "0", ImVec2(cell, cell))) keep = !keep, changed = true;
+            if (ImGui::Button(digits ? (keep ? "1" : "0") : "##cell", ImVec2(cell, cell))) keep = !keep, changed = true;
             ImGui::PopStyleColor();
             ImGui::PopID();
         }
+    ImGui::PopStyleVar();
     return changed;
 }
 
 // The mask, its lengths or cells, and the fill. `changed`: a size knob moved this frame.
 bool draw_mask(LabApp& app, bool changed) {
     AttentionConfig& c = app.config;
-    ImGui::TextDisabled("%s", tr(app, UiStr::ui_setup_mask_section));
+    text_wrapped_disabled(tr(app, UiStr::ui_setup_mask_section));
     int mask = static_cast<int>(c.mask);
     const char* mask_items[] = {tr(app, UiStr::ui_mask_none), tr(app, UiStr::ui_mask_causal), tr(app, UiStr::ui_mask_padding),
                                 tr(app, UiStr::ui_mask_custom)};
     const std::string mask_label = ui_label(app, UiStr::ui_setup_mask_combo, "mask");
-    set_field_width(mask_label.c_str());
+    const std::string mask_widget = field_label(mask_label);
     bool mask_changed = false;
-    const bool open = ImGui::BeginCombo(mask_label.c_str(), mask_items[mask]);
+    const bool open = ImGui::BeginCombo(mask_widget.c_str(), mask_items[mask]);
+    if (!open) check_item(mask_widget.c_str());  // once open, the last item is the popup's
     lab_note_rect(app, "mask");
     if (open) {  // each option's rectangle as "mask_option:<name>", for tests that pick with the mouse
         for (int i = 0; i < IM_ARRAYSIZE(mask_items); ++i) {
@@ -155,16 +189,19 @@ bool draw_mask(LabApp& app, bool changed) {
     if (c.mask == MaskKind::Padding && app.errors.empty()) {
         for (int b = 0; b < c.batch && b < 16; ++b) {
             const std::string label = say(app, Msg(UiStr::ui_setup_valid_len, b)) + "###valid_len" + std::to_string(b);
-            set_field_width(label.c_str());
-            changed |= ImGui::SliderInt(label.c_str(), &c.padding_lengths[b], 0, c.L_kv());
+            const std::string widget = field_label(label);
+            changed |= ImGui::SliderInt(widget.c_str(), &c.padding_lengths[b], 0, c.L_kv());
+            check_item(widget.c_str());
         }
     }
     if (c.mask == MaskKind::Custom && app.errors.empty() && c.L_q() <= 16 && c.L_kv() <= 16) changed |= draw_custom_grid(app);
     else if (c.mask == MaskKind::Custom) text_wrapped("%s", tr(app, UiStr::ui_setup_custom_too_big));
     int fill = static_cast<int>(c.mask_fill);
     changed |= ImGui::RadioButton("-inf", &fill, 0);
+    check_item("-inf");
     ImGui::SameLine();
     changed |= ImGui::RadioButton("-1e9", &fill, 1);
+    check_item("-1e9");
     c.mask_fill = static_cast<MaskFill>(fill);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::ui_setup_fill_tip));
     return changed;
@@ -173,51 +210,25 @@ bool draw_mask(LabApp& app, bool changed) {
 bool draw_switches_and_tokens(LabApp& app) {
     AttentionConfig& c = app.config;
     bool changed = false;
-    ImGui::TextDisabled("%s", tr(app, UiStr::ui_setup_switches));
-    changed |= ImGui::Checkbox(ui_label(app, UiStr::ui_switch_scale, "scale").c_str(), &c.scale);
-    changed |= ImGui::Checkbox(ui_label(app, UiStr::ui_switch_pe, "pe").c_str(), &c.pe);
-    changed |= ImGui::Checkbox(ui_label(app, UiStr::ui_switch_bias, "bias").c_str(), &c.bias);
+    text_wrapped_disabled(tr(app, UiStr::ui_setup_switches));
+    changed |= checkbox(ui_label(app, UiStr::ui_switch_scale, "scale"), &c.scale);
+    changed |= checkbox(ui_label(app, UiStr::ui_switch_pe, "pe"), &c.pe);
+    changed |= checkbox(ui_label(app, UiStr::ui_switch_bias, "bias"), &c.bias);
     ImGui::Separator();
-    ImGui::TextDisabled("%s", tr(app, UiStr::ui_setup_tokens));
+    text_wrapped_disabled(tr(app, UiStr::ui_setup_tokens));
     ImGui::SetNextItemWidth(-1);
-    const bool tokens_changed =
-        ImGui::InputTextWithHint("##tokens", tr(app, UiStr::ui_setup_tokens_hint), app.token_text, sizeof app.token_text);
+    const char* hint = tr(app, UiStr::ui_setup_tokens_hint);
+    const bool tokens_changed = ImGui::InputTextWithHint("##tokens", hint, app.token_text, sizeof app.token_text);
+    if (!app.token_text[0])
+        check_width("tokens hint", hint, ImGui::CalcTextSize(hint).x + ImGui::GetStyle().FramePadding.x * 2, ImGui::GetItemRectSize().x);
     lab_note_rect(app, "tokens");
     if (tokens_changed) {
         app.tokens = split_tokens(app.token_text).tokens;
         if (!app.tokens.empty()) c.seq_len = static_cast<int>(app.tokens.size());
         changed = true;
     }
-    // Typed characters no font holds (drawn as U+FFFD), and a Chinese font that could
-    // not be loaded (said in English: without the font, Chinese would not show).
-    if (!app.glyph_notes.empty() || app.fonts.cjk == FontLoad::Failed) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.4f, 1));
-        for (const Msg& n : app.glyph_notes) text_wrapped("%s", say(app, n).c_str());
-        if (app.fonts.cjk == FontLoad::Failed)
-            text_wrapped("%s", render(Msg(UiStr::lang_font_failed, app.fonts.cjk_error), Lang::En).c_str());
-        ImGui::PopStyleColor();
-    }
+    // What a typed character no font holds means is said in the messages panel.
     return changed;
-}
-
-// The configuration's errors (the view keeps the last good trace), then the notes.
-void draw_messages(LabApp& app) {
-    if (!app.errors.empty()) {
-        ImGui::Separator();
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.55f, 0.5f, 1));
-        for (const ConfigError& e : app.errors) text_wrapped("%s", say(app, Msg(UiStr::app_param_message, e.param, e.message)).c_str());
-        ImGui::PopStyleColor();
-        ImGui::TextDisabled("%s", tr(app, UiStr::ui_setup_last_valid));
-    }
-    ImGui::Separator();
-    draw_config_loader(app);
-    if (!app.notes.empty()) {
-        ImGui::Separator();
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.4f, 1));
-        for (const Msg& n : app.notes) text_wrapped("%s", say(app, n).c_str());
-        ImGui::PopStyleColor();
-        if (ImGui::SmallButton(ui_label(app, UiStr::ui_setup_dismiss, "dismiss").c_str())) app.notes.clear();
-    }
 }
 
 }  // namespace
@@ -235,9 +246,10 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
         fit_mask_params(app.config);
         app.dirty = true;
     }
-    draw_messages(app);
     ImGui::Separator();
-    ImGui::TextDisabled("%s", say(app, Msg(UiStr::ui_setup_recomputed, app.recompute_ms)).c_str());
+    draw_config_loader(app);
+    ImGui::Separator();
+    text_wrapped_disabled(say(app, Msg(UiStr::ui_setup_recomputed, app.recompute_ms)).c_str());
     ImGui::End();
 }
 

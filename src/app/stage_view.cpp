@@ -14,6 +14,7 @@
 #include "heatmap.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "text_fit.h"
 
 namespace lab {
 
@@ -71,11 +72,10 @@ void hover_cell(LabApp& app, TensorId id, const Slice& s, const HeatmapHit& hit,
     app.hover.text = derive_cell(app.trace, id, index);
     app.hover.color = colormap_color(range, app.hover.value);
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
-    ImGui::Text("%s = %s", t.name.c_str(), format_value(app.hover.value).c_str());
-    ImGui::TextDisabled("%s = %s, %s = %s", s.row_dim.c_str(), rows[hit.row].c_str(), s.col_dim.c_str(), cols[hit.col].c_str());
-    ImGui::TextUnformatted(say(app, app.hover.text).c_str());
-    ImGui::PopTextWrapPos();
+    textf("%s = %s", t.name.c_str(), format_value(app.hover.value).c_str());
+    text_disabled((s.row_dim + " = " + rows[hit.row] + ", " + s.col_dim + " = " + cols[hit.col]).c_str());
+    const std::string derivation = say(app, app.hover.text);
+    text_wrapped_width(derivation.c_str(), nullptr, ImGui::GetFontSize() * 36);
     ImGui::EndTooltip();
 }
 
@@ -87,10 +87,10 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
     if (s.prefix.size() == 2) title += say(app, Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head));
     if (short_title) title = say(app, Msg(UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
-    ImGui::PushStyleColor(ImGuiCol_Text, s.prefix.size() == 2 ? ImGui::ColorConvertU32ToFloat4(head_color(head))
-                                                                : ImGui::GetStyleColorVec4(ImGuiCol_Text));
-    ImGui::TextUnformatted(title.c_str());
-    ImGui::PopStyleColor();
+    if (short_title && ImGui::CalcTextSize(title.c_str()).x > ImGui::GetContentRegionAvail().x)
+        title = say(app, Msg(UiStr::ui_stage_title_head_short, head));  // a small multiple: its shape is in the title above
+    text_wrapped_colored(s.prefix.size() == 2 ? ImGui::ColorConvertU32ToFloat4(head_color(head)) : ImGui::GetStyleColorVec4(ImGuiCol_Text),
+                         title.c_str());
     const std::vector<std::string> rows = axis_labels(app, s.row_dim, s.rows);
     const std::vector<std::string> cols = axis_labels(app, s.col_dim, s.cols);
     HeatmapOptions opt;
@@ -114,37 +114,71 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     if (hit.row >= 0) hover_cell(app, id, s, hit, opt.range, rows, cols);
 }
 
-// Every head as small multiples: in a row when few (or the stage shows every head), else a grid.
+// The narrowest a head's map may be: its row labels, then at least a pixel per column.
+float head_map_min_width(const LabApp& app, const Tensor& t) {
+    const Slice s = slice_of(t, app.batch_item, 0);
+    float labels = 0;
+    for (const std::string& l : axis_labels(app, s.row_dim, std::min(s.rows, 512))) labels = std::max(labels, ImGui::CalcTextSize(l.c_str()).x);
+    const float scale = ImGui::GetFontSize() / 13.0f;
+    return std::min(labels, 90.0f * scale) + 6.0f * scale + static_cast<float>(s.cols) + ImGui::GetStyle().ItemSpacing.x;
+}
+
+// Every head as small multiples: in a row when few (or the stage shows every head), else a
+// grid; fewer per row when a row would leave a head less than a pixel per column.
 void show_every_head(LabApp& app, TensorId id, bool in_a_row) {
     const Tensor& t = app.trace[id];
     const int heads = app.trace.config.heads;
-    ImGui::TextUnformatted((t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
-    const int per_row = in_a_row ? heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
-    const int grid_rows = (heads + per_row - 1) / per_row;
+    text_wrapped("%s", (t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
     const ImVec2 a = ImGui::GetContentRegionAvail();
+    const int wanted = in_a_row ? heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
+    const int per_row = std::max(1, std::min(wanted, static_cast<int>(a.x / head_map_min_width(app, t))));
+    const int grid_rows = (heads + per_row - 1) / per_row;
+    // Each head at least its title, its column labels and 2 px per row: below that the
+    // stage view scrolls rather than squeezing the maps into lines.
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float min_map = std::max(40.0f * ImGui::GetFontSize() / 13.0f, line + 2.0f * slice_of(t, app.batch_item, 0).rows);  // MatrixHeatmap's least
+    const float min_h = line + min_map + ImGui::GetStyle().ItemSpacing.y;
+    const float h_each = std::max(a.y / grid_rows - 4, min_h);
     for (int h = 0; h < heads; ++h) {
         if (h % per_row) ImGui::SameLine();
-        ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - 4, a.y / grid_rows - 4), false, ImGuiWindowFlags_NoScrollbar);
+        ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - 4, h_each), false, ImGuiWindowFlags_NoScrollbar);
         show_slice(app, id, h, 0, true);
         ImGui::EndChild();
     }
 }
 
-// The selection row: batch item, head, all heads.
+// The selection row: batch item, head, all heads (each on this line while it fits).
 void draw_selection(LabApp& app) {
     const AttentionConfig& c = app.trace.config;
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    const float slider = ImGui::GetFontSize() * 6;
+    bool first = true;
+    auto place = [&](const std::string& label, float field) {
+        const float w = field + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label.c_str(), nullptr, true).x;
+        if (!first && fits_on_line(w)) ImGui::SameLine();
+        first = false;
+        if (field > 0) ImGui::SetNextItemWidth(field);
+    };
     if (c.batch > 1) {
-        ImGui::SliderInt(ui_label(app, UiStr::ui_stage_item_slider, "item_b").c_str(), &app.batch_item, 0, c.batch - 1);
-        ImGui::SameLine();
+        const std::string label = ui_label(app, UiStr::ui_stage_item_slider, "item_b");
+        place(label, slider);
+        ImGui::SliderInt(label.c_str(), &app.batch_item, 0, c.batch - 1);
+        check_item(label.c_str());
     }
     if (c.heads > 1) {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-        ImGui::SliderInt(ui_label(app, UiStr::ui_stage_head_slider, "head").c_str(), &app.head, 0, c.heads - 1);
-        ImGui::SameLine();
-        ImGui::Checkbox(ui_label(app, UiStr::ui_stage_all_heads, "all_heads").c_str(), &app.all_heads);
+        const std::string head = ui_label(app, UiStr::ui_stage_head_slider, "head");
+        place(head, slider);
+        ImGui::SliderInt(head.c_str(), &app.head, 0, c.heads - 1);
+        check_item(head.c_str());
+        const std::string all = ui_label(app, UiStr::ui_stage_all_heads, "all_heads");
+        place(all, ImGui::GetFrameHeight());
+        ImGui::Checkbox(all.c_str(), &app.all_heads);
+        check_item(all.c_str());
     }
-    ImGui::NewLine();
+}
+
+// A (B, h, ...) tensor drawn as one map per head: the stage asks for it, or "all heads" is on.
+bool as_small_multiples(const LabApp& app, const StageShow& s) {
+    return app.trace[s.tensor].shape.size() == 4 && (app.all_heads || s.every_head) && app.trace.config.heads > 1;
 }
 
 // The tensors of the stage's list (core/stages.cpp) that this trace has.
@@ -161,28 +195,40 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     const StageInfo& info = stage_infos()[app.stage];
     begin_panel("Stage", r, ImGuiWindowFlags_NoTitleBar);
     const AttentionConfig& c = app.trace.config;
-    ImGui::Text("%d / %d  %s", app.stage + 1, kStageCount, tr(app, info.title));
-    ImGui::SameLine();
-    ImGui::TextDisabled("   %s", tr(app, info.formula));
+    textf("%d / %d  %s", app.stage + 1, kStageCount, tr(app, info.title));
+    text_after(tr(app, info.formula));
     draw_selection(app);
+    draw_untrained_note(app);
     ImGui::Separator();
 
     const std::vector<StageShow> shows = shown(app, info);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    bool wide = false;  // narrow matrices sit side by side; wide ones (d_model = 512) stack
-    for (const StageShow& s : shows) wide |= app.trace[s.tensor].shape.back() > 64;
     const int n = static_cast<int>(shows.size());
     const float gap = ImGui::GetStyle().ItemSpacing.x * 2;
+    // Narrow matrices sit side by side; wide ones (d_model = 512), and heads that would get
+    // less than a pixel per column side by side, stack.
+    bool wide = false;
+    for (const StageShow& s : shows) {
+        const Tensor& t = app.trace[s.tensor];
+        const bool heads = as_small_multiples(app, s);
+        wide |= t.shape.back() > 64 || (heads && head_map_min_width(app, t) * std::min(c.heads, 2) > (avail.x - gap * (n - 1)) / n);
+    }
     const float cell_w = wide ? avail.x : (avail.x - gap * (n - 1)) / n;
-    const float cell_h = wide ? avail.y / n : avail.y;
+    // Stacked, the children and the spacing between them fill the height exactly: a pixel more
+    // would bring a scrollbar, narrow the view and change the layout the next frame.
+    const float cell_h = wide ? (avail.y - ImGui::GetStyle().ItemSpacing.y * (n - 1)) / n : avail.y;
     for (int i = 0; i < n; ++i) {
         const Tensor& t = app.trace[shows[i].tensor];
         if (i && !wide) ImGui::SameLine(0, gap);
-        ImGui::BeginChild(t.name.c_str(), ImVec2(cell_w, cell_h - 2), false, ImGuiWindowFlags_NoScrollbar);
+        // Heads as small multiples keep a readable height and scroll when they need more (the
+        // scrollbar always there: its coming and going would change how many fit in a row).
+        const bool every_head = as_small_multiples(app, shows[i]);
+        ImGui::BeginChild(t.name.c_str(), ImVec2(cell_w, cell_h), false,
+                          every_head ? ImGuiWindowFlags_AlwaysVerticalScrollbar : ImGuiWindowFlags_NoScrollbar);
         // Head bands only where columns really belong to heads: Q, K, V and the concat.
         const TensorId id = shows[i].tensor;
         const bool head_columns = id == TensorId::Q || id == TensorId::K || id == TensorId::V || id == TensorId::Concat;
-        if (t.shape.size() == 4 && (app.all_heads || shows[i].every_head) && c.heads > 1)
+        if (every_head)
             show_every_head(app, id, shows[i].every_head && c.heads <= 8);
         else
             show_slice(app, id, app.head, head_columns && c.heads > 1 ? c.d_k() : 0);

@@ -6,6 +6,7 @@
 #include "experiments.h"
 #include "interop/json_export.h"
 #include "lab_app.h"
+#include "panels.h"
 
 namespace lab {
 
@@ -94,6 +95,11 @@ std::string lab_state_json(const LabApp& app) {
     s["glyph_notes"] = messages_json(app, app.glyph_notes);
     s["lesson"] = lesson_state(app);
     s["lessons"] = lessons_progress_state(app);
+    Json clipped = Json::array();
+    for (const ClippedText& c : app.clipped)
+        clipped.push_back({{"where", c.where}, {"text", c.text}, {"need", json_number(c.need)}, {"have", json_number(c.have)}});
+    s["clipped"] = clipped;
+    s["weights_note"] = untrained_note_json(app);
     return json_text(s);
 }
 

@@ -5,9 +5,11 @@
 
 #include <cstdarg>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/utf8.h"
+#include "text_fit.h"
 
 namespace lab {
 
@@ -56,7 +58,9 @@ std::vector<Line> break_lines(const char* text, const char* end, float width) {
         }
         if (w + adv > width && s > line && c != ' ') {
             if (brk && brk > line) {
-                lines.push_back({line, brk});
+                const char* last = brk;
+                while (last > line && last[-1] == ' ') --last;  // a run of spaces ends the line, unseen
+                lines.push_back({line, last});
                 line = next;
                 w -= w_brk;
             } else {  // one word wider than the line: cut it here
@@ -91,19 +95,32 @@ void text_wrapped(const char* fmt, ...) {
         end = text + n;
     }
     va_end(args);
-    const float width = ImMax(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 2);
+    text_wrapped_width(text, end, ImGui::GetContentRegionAvail().x);
+}
+
+void text_wrapped_width(const char* text, const char* end, float width) {
+    if (!end) end = text + std::strlen(text);
+    width = ImMax(width, ImGui::GetFontSize() * 2);
     // One item, lines as close as ImGui's own wrapped lines.
     ImGui::BeginGroup();
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0));
     for (const Line& l : break_lines(text, end, width)) ImGui::TextUnformatted(l.begin, l.end);
     ImGui::PopStyleVar();
     ImGui::EndGroup();
+    check_item(std::string(text, end).c_str());  // only a panel narrower than two characters cuts it
 }
 
-void text_wrapped_disabled(const char* text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+void text_wrapped_colored(const ImVec4& colour, const char* text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
     text_wrapped("%s", text);
     ImGui::PopStyleColor();
+}
+
+void text_wrapped_disabled(const char* text) { text_wrapped_colored(ImGui::GetStyle().Colors[ImGuiCol_TextDisabled], text); }
+
+float wrapped_height(const char* text, float width) {
+    const size_t lines = break_lines(text, text + std::strlen(text), ImMax(width, ImGui::GetFontSize() * 2)).size();
+    return static_cast<float>(lines) * ImGui::GetTextLineHeight();
 }
 
 }  // namespace lab

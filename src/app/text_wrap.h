@@ -13,5 +13,11 @@ namespace lab {
 void text_wrapped(const char* fmt, ...) IM_FMTARGS(1);
 // The same in the dimmed colour of ImGui::TextDisabled (headings, hints).
 void text_wrapped_disabled(const char* text);
+// `text` (up to `end`, null: its end) wrapped at `width` pixels, e.g. in a tooltip.
+void text_wrapped_width(const char* text, const char* end, float width);
+// The same in a colour.
+void text_wrapped_colored(const ImVec4& colour, const char* text);
+// The height text_wrapped would give `text` in `width` pixels (for laying panels out).
+float wrapped_height(const char* text, float width);
 
 }  // namespace lab

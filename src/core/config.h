@@ -50,6 +50,8 @@ struct ConfigLimits {
     int max_len = 4096;
     int max_batch = 256;
     int max_seed = 2147483647;  // what a link, a file and --seed hold (an int on every platform)
+    int max_scaling_keys = 1024;      // the √d_k experiment's keys per softmax (256 queries × keys × d_k up to 1024)
+    int max_scaling_samples = 40000;  // ... and its (q, k) pairs per d_k
     double max_trace_bytes = 384.0 * 1024 * 1024;
 };
 

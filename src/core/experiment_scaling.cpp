@@ -162,4 +162,14 @@ std::vector<ScalingPoint> scaling_experiment(const ScalingOptions& options) {
     return out;
 }
 
+const KeyTable<ScalingOptions>& scaling_option_keys() {
+    using O = ScalingOptions;
+    static const KeyTable<O> table{{
+        whole<&O::keys>("keys", 2, &ConfigLimits::max_scaling_keys),
+        whole<&O::samples>("samples", 100, &ConfigLimits::max_scaling_samples),
+        whole<&O::seed>("seed", 1, &ConfigLimits::max_seed),
+    }};
+    return table;
+}
+
 }  // namespace lab

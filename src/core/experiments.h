@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config.h"
+#include "config_keys.h"
 #include "message.h"
 #include "trace.h"
 
@@ -41,6 +42,9 @@ struct ScalingOptions {
     int max_log2_dk = 0;  // 0 = 10: d_k in {1, 2, 4, ..., 1024}
 };
 std::vector<ScalingPoint> scaling_experiment(const ScalingOptions& options = {});
+// The options a learner sets (keys, samples, seed) as key-table rows (core/config_keys.h):
+// the page's knobs, its links ("scaling.keys=10") and state() read and write them.
+const KeyTable<ScalingOptions>& scaling_option_keys();
 
 // 2. Heads (§3.2.2, Table 3 row A) ------------------------------------------------
 struct HeadsPoint {

@@ -113,6 +113,13 @@ void read_config_key(Reader& r, const ConfigKey& k, void* c, const ConfigLimits&
     }
 }
 
+// "<experiment>.<option>": lower-case letters and '_' on both sides of one dot.
+bool is_experiment_option(const std::string& key) {
+    const size_t dot = key.find('.');
+    const auto name = [](const std::string& s) { return !s.empty() && s.size() <= 32 && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos; };
+    return dot != std::string::npos && name(key.substr(0, dot)) && name(key.substr(dot + 1));
+}
+
 // The view's keys.
 bool read_view_key(Reader& r, UrlState& s) {
     if (r.key == "all") {
@@ -140,6 +147,8 @@ bool read_view_key(Reader& r, UrlState& s) {
         else r.note(Msg(Str::url_bad_lesson, r.shown, static_cast<int>(lessons().size())));
     } else if (r.key == "step") {
         r.step_text = r.value;
+    } else if (is_experiment_option(r.key)) {
+        s.view.experiment_options.emplace_back(r.key, r.value);
     } else if (r.key == "lang") {
         Lang lang;
         if (parse_lang(r.value, &lang)) s.lang = lang_code(lang);
@@ -231,18 +240,24 @@ std::string hash_value(const ConfigKey& k, const void* c) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> hash_pairs(const std::vector<ConfigKey>& rows, const void* config) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const ConfigKey& k : rows)
+        if (k.is_hashed(config)) out.emplace_back(k.hash_names[0], hash_value(k, config));
+    return out;
+}
+
 std::string encode_keys(const std::vector<ConfigKey>& rows, const void* config) {
     std::string h;
-    for (const ConfigKey& k : rows)
-        if (k.is_hashed(config)) h += (h.empty() ? "" : "&") + std::string(k.hash_names[0]) + "=" + hash_value(k, config);
+    for (const auto& [key, value] : hash_pairs(rows, config)) h += (h.empty() ? "" : "&") + key + "=" + value;
     return h;
 }
 
 bool decode_key(const std::vector<ConfigKey>& rows, const std::string& key, const std::string& value, void* config,
-                std::vector<Msg>* notes, std::string* matrix_text) {
+                std::vector<Msg>* notes, std::string* matrix_text, const std::string& prefix) {
     for (const ConfigKey& k : rows) {
         if (!k.hash_name_is(key)) continue;
-        Reader r{*notes, key, value, value.size() > 40 ? value.substr(0, 40) + "..." : value, ""};
+        Reader r{*notes, prefix + key, value, value.size() > 40 ? value.substr(0, 40) + "..." : value, ""};
         read_config_key(r, k, config, ConfigLimits{});
         if (k.type == KeyType::KeepRows && matrix_text) *matrix_text = r.custom_rows;
         return true;
@@ -292,6 +307,7 @@ std::string encode_url_state(const UrlState& s) {
     h += std::string("&stage=") + stage_infos()[s.view.stage].key + "&b=" + std::to_string(s.view.batch_item) +
          "&head=" + std::to_string(s.view.head) + "&all=" + (s.view.all_heads ? "1" : "0");
     if (!s.view.experiment.empty()) h += "&exp=" + percent_encode(s.view.experiment);
+    for (const auto& [key, value] : s.view.experiment_options) h += "&" + percent_encode(key) + "=" + percent_encode(value);
     if (s.view.lesson > 0) h += "&lesson=" + std::to_string(s.view.lesson) + "&step=" + std::to_string(s.view.lesson_step);
     if (!s.lang.empty()) h += "&lang=" + percent_encode(s.lang);
     return h;

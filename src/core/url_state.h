@@ -7,9 +7,11 @@
 // Decoding never fails: unknown keys, malformed values, duplicates and invalid
 // combinations are reported as notes and fall back to defaults. The configuration's
 // keys are the rows of core/config_keys.h; the view's (tokens, stage, b, head, all,
-// exp, lesson, step, lang) are this file's.
+// exp, lesson, step, lang) are this file's; "<experiment>.<option>" keys are the experiment's own
+// (read by the app with that experiment's key table, e.g. scaling.keys=10).
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config.h"
@@ -26,6 +28,9 @@ struct ViewSelection {
     bool all_heads = false;
     int lesson = 0;          // 1-based index into lessons() (core/lessons.h); 0 = no lesson
     int lesson_step = 0;     // 1-based step of that lesson
+    // An experiment's own options, "<experiment>.<key>=<value>" in the hash (scaling.keys=10),
+    // in the order given: the app reads them with that experiment's key table.
+    std::vector<std::pair<std::string, std::string>> experiment_options;
 };
 
 struct UrlState {
@@ -48,8 +53,11 @@ UrlDecode decode_url_state(const std::string& hash);  // with or without the lea
 // for what is wrong, the value kept). False when no key has that name. A matrix key's
 // text goes to *matrix_text, to be checked by the caller once every size is known.
 std::string encode_keys(const std::vector<ConfigKey>& rows, const void* config);
+// The same as (hash name, value) pairs, for keys the caller names itself (an experiment's options).
+std::vector<std::pair<std::string, std::string>> hash_pairs(const std::vector<ConfigKey>& rows, const void* config);
+// `prefix` is what notes put before the key's name ("scaling." for an experiment's option).
 bool decode_key(const std::vector<ConfigKey>& rows, const std::string& key, const std::string& value, void* config,
-                std::vector<Msg>* notes, std::string* matrix_text);
+                std::vector<Msg>* notes, std::string* matrix_text, const std::string& prefix = "");
 
 std::string percent_encode(const std::string& s);
 std::string percent_decode(const std::string& s);  // invalid escapes are kept literally

@@ -12,8 +12,19 @@ namespace lab_probe {
 
 namespace {
 
+// A child window scrolled out of its parent's view (or inside one that is): ImGui marks it
+// hidden every frame it stays there, which is no change anyone could see.
+bool out_of_sight(const ImGuiWindow* w) {
+    for (; w && (w->Flags & ImGuiWindowFlags_ChildWindow) && !(w->Flags & (ImGuiWindowFlags_Popup | ImGuiWindowFlags_Tooltip));
+         w = w->ParentWindow)
+        if (w->OuterRectClipped.Min.x >= w->OuterRectClipped.Max.x || w->OuterRectClipped.Min.y >= w->OuterRectClipped.Max.y)
+            return true;
+    return false;
+}
+
 bool window_settling(const ImGuiWindow* w) {
     if (!w->Active && !w->WasActive) return false;
+    if (out_of_sight(w)) return false;
     return w->Appearing || w->HiddenFramesCanSkipItems > 0 || w->HiddenFramesCannotSkipItems > 0 ||
            w->HiddenFramesForRenderOnly > 0 || w->AutoFitFramesX > 0 || w->AutoFitFramesY > 0;
 }

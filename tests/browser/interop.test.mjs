@@ -8,7 +8,7 @@ import { test, assert } from './lib/harness.mjs';
 import {
   openLab, labState, waitForState, focusCanvas, note, layoutRect, clickRect, parkMouse,
   pressUntil, hoverCell, screenshotNotBlank, waitFrames, waitReady, typeLines, clickForDownload,
-  dropFile, stableRect,
+  dropFile, stableRect, waitSettled,
 } from './lib/lab.mjs';
 
 const T = 5000;
@@ -226,14 +226,26 @@ test('interop: every export button gives a file that reads back (CSV, npy, JSON,
 
 test('interop: a pasted TOML or JSON config loads; ignored keys and errors become notes', async (t) => {
   const s0 = await openLab(t);
-  const box = layoutRect(s0, 'config_text');
-  const load = layoutRect(s0, 'config_load');
+  // The messages panel under the setup takes room once there are notes: the box and its
+  // button are found again (scrolled to with the wheel) before each paste.
+  const inside = (r, w) => r && r.y >= w.y && r.y + r.h <= w.y + w.h;
+  const onScreen = async (key) => {
+    for (let i = 0; i < 30; i++) {
+      const s = await waitSettled(t, { timeout: T });
+      const win = s.scroll.Setup, r = s.layout[key];
+      if (inside(r, win)) return r;
+      await t.page.mouse.move(win.x + win.w / 2, win.y + win.h / 2);
+      await t.page.mouse.wheel(0, r && r.y < win.y ? -100 : 100);
+    }
+    throw new Error(`${key} never scrolled into the setup panel`);
+  };
   const paste = async (text) => {
+    const box = await onScreen('config_text');
     await typeLines(t, box, text);
     const typed = await labState(t.page);
     assert(!Object.keys(typed.layout).some((k) => k.startsWith('exp:')) && typed.experiment === null && typed.stage.id === s0.stage.id,
       'typing into the config field triggered shortcut keys');
-    await clickRect(t, load);
+    await clickRect(t, await onScreen('config_load'));
   };
 
   // TOML with an [attention] table and a table the lab does not use.

@@ -20,7 +20,7 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const PRESETS = {
   Tiny: { d_model: 8, heads: 2, seq_len: 4, kv_len: 4, batch: 2, cross: false },
   'Paper base': { d_model: 512, heads: 8, d_k: 64, seq_len: 10, batch: 2, cross: false },
-  'Single sentence': { d_model: 512, heads: 8, seq_len: 6, batch: 1, cross: false },
+  'Single sentence': { d_model: 512, heads: 8, seq_len: 10, batch: 1, cross: false },  // the English sentence's 10 words
   'Cross-attention': { d_model: 8, heads: 2, seq_len: 4, kv_len: 6, batch: 2, cross: true, mask: 'none' },
 };
 const configHas = (want) => (s) => Object.entries(want).every(([k, v]) => s.config[k] === v);

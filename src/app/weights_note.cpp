@@ -1,0 +1,34 @@
+// weights_note.cpp — Attention Lab app: where the weights on screen come from.
+//
+// The stepper and the experiments run attention with random (Xavier-initialised) weights
+// and random token embeddings: the maps show how attention computes, not what a trained
+// model attends to. One short line says so wherever weights or attention maps appear, its
+// detail on hover; state().weights_note reports it. The trained model (the Train view)
+// adds its pointer here, after the line, so every place that shows untrained weights
+// points to it.
+#include <imgui.h>
+
+#include "lab_app.h"
+#include "panels.h"
+#include "text_fit.h"
+
+namespace lab {
+
+void draw_untrained_note(LabApp& app) {
+    const unsigned seed = app.trace.config.seed;
+    text_wrapped_colored(ImVec4(1.0f, 0.8f, 0.4f, 1), say(app, Msg(UiStr::ui_untrained_short, seed)).c_str());
+    lab_note_rect(app, "note:untrained");
+    if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        text_wrapped_width(say(app, Msg(UiStr::ui_untrained_detail, seed)).c_str(), nullptr, ImGui::GetFontSize() * 32);
+        ImGui::EndTooltip();
+    }
+}
+
+Json untrained_note_json(const LabApp& app) {
+    const unsigned seed = app.trace.config.seed;
+    return {{"source", "random"}, {"text", say(app, Msg(UiStr::ui_untrained_short, seed))},
+            {"detail", say(app, Msg(UiStr::ui_untrained_detail, seed))}};
+}
+
+}  // namespace lab
