@@ -11,7 +11,10 @@ export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 case "${1:-}" in
   native)
     dir="$here/build/native"
-    [ -f "$dir/CMakeCache.txt" ] || cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release
+    # The local native build targets this machine's vector ISA (AVX2/FMA, AVX-512 where the
+    # CPU has them): it is built and run here only. A folder configured before is switched once.
+    grep -qxF "LAB_NATIVE_ARCH:BOOL=ON" "$dir/CMakeCache.txt" 2>/dev/null ||
+      cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DLAB_NATIVE_ARCH=ON
     cmake --build "$dir" -j "$jobs"
     ;;
   web)

@@ -4,6 +4,7 @@
 #   suites: doctest (native, ctest) · doctest compiled to wasm (Node) ·
 #           PyTorch check of `attnlab trace --out` dumps and of exported scripts ·
 #           PyTorch replay of `attnlab train --out` runs (gradients, losses, nn layers) ·
+#           PyTorch check of `attnlab trace --checkpoint` dumps (block stages, every gradient) ·
 #           doctest under AddressSanitizer + UBSan · bounded libFuzzer runs ·
 #           browser (headless Chromium) · desktop app smoke run under Xvfb
 set -uo pipefail
@@ -111,6 +112,7 @@ suite "doctest (wasm under Node)" wasm_doctest
 suite "PyTorch reproduces attnlab dumps" torch_dumps
 suite "PyTorch runs exported scripts" bash "$here/tests/torch/check_exported_scripts.sh" "$here/build/native/attnlab" "$out/exported-scripts"
 suite "PyTorch reproduces attnlab train runs" /usr/bin/python3 "$here/tests/torch/check_training.py" "$here/build/native/attnlab" "$out/train"
+suite "PyTorch reproduces the stepper on trained models" bash "$here/tests/torch/check_model_traces.sh" "$here/build/native/attnlab" "$out/model-traces"
 suite "doctest under ASan + UBSan" "$here/scripts/sanitize.sh"
 suite "bounded fuzzing" "$here/scripts/fuzz.sh" "${LAB_FUZZ_SECONDS:-20}"
 suite "browser (headless Chromium)" browser

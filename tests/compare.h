@@ -1,4 +1,5 @@
-// compare.h — test helper: element-wise closeness with NaN positions required to match.
+// compare.h — test helper: element-wise closeness with NaN positions required to match,
+// and the agreement tolerance between two float32 computations of the lab's tensors.
 #pragma once
 #include <cmath>
 #include <string>
@@ -42,4 +43,37 @@ Closeness closeness(const std::vector<A>& got, const std::vector<B>& want, doubl
         INFO(name << ": " << cl_.mismatches << " mismatches, max abs err " << cl_.max_abs_err \
                   << (cl_.first.empty() ? "" : ", first at ") << cl_.first);          \
         CHECK(cl_.mismatches == 0);                                                   \
+    } while (0)
+
+// Agreement of two float32 computations of the same tensor (the lab against PyTorch, or
+// against the naive loops), sized for float32 sums of d terms. Two evaluations of a sum of
+// n products, each rounded in its own order (another BLAS kernel, SIMD width, fused
+// multiply-add or not), differ by at most about 2·n·u times the size of the terms
+// (Higham's γ_n bound, u = 2^-24 the float32 unit roundoff). Every tensor of the trace lies
+// behind at most two chained sums of at most d_model terms (x·W then q·kᵀ with d_k ≤ d_model;
+// the context then ·W^O with h·d_v = d_model; the context's sum over keys weighs them by
+// softmax weights that add to 1), hence 4·d_model·u, plus 16·u for the elementwise steps
+// (÷√d_k, exp, the softmax's division: a few ulps each). An entry agrees when
+//   |got − want| ≤ tol · (scale + |want|),  scale = max(1, max |want| over the tensor):
+// a sum's rounding follows the size of its terms, which the tensor's largest value bounds
+// better than a near-zero entry (the result of cancellation) does. d_model 8: 2.9e-6;
+// 512: 1.2e-4. tests/torch/reference.py and the exported PyTorch script use the same rule.
+inline double agreement_tol(int d_model) { return (4.0 * d_model + 16) * 0x1p-24; }
+
+template <typename T>
+double agreement_scale(const std::vector<T>& want) {
+    double m = 1;
+    for (T v : want)
+        if (std::isfinite(static_cast<double>(v))) m = std::fmax(m, std::fabs(static_cast<double>(v)));
+    return m;
+}
+
+#define CHECK_AGREES(name, got, want, d_model)                                                          \
+    do {                                                                                                \
+        const double tol_ = agreement_tol(d_model);                                                     \
+        const Closeness cl_ = closeness((got), (want), tol_ * agreement_scale(want), tol_);             \
+        INFO(name << ": " << cl_.mismatches << " mismatches, max abs err " << cl_.max_abs_err           \
+                  << " (tolerance " << tol_ << " relative)" << (cl_.first.empty() ? "" : ", first at ") \
+                  << cl_.first);                                                                        \
+        CHECK(cl_.mismatches == 0);                                                                     \
     } while (0)

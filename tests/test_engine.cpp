@@ -23,64 +23,64 @@ std::vector<float> keep_per_item(const Trace& tr) {
     return out;
 }
 
-void check_against_naive(const AttentionConfig& c, double tol) {
+void check_against_naive(const AttentionConfig& c) {
     const Trace tr = run_trace(c);
     auto t = [&](TensorId id) { return tr[id].data; };
     const naive::Result r =
         naive::attention(t(TensorId::QueryIn), t(TensorId::KeyValueIn), t(TensorId::WQ), t(TensorId::WK), t(TensorId::WV), t(TensorId::WO), t(TensorId::BQ), t(TensorId::BK),
                          t(TensorId::BV), t(TensorId::BO), keep_per_item(tr), c.batch, c.L_q(), c.L_kv(), c.d_model, c.heads, c.scale,
                          mask_fill_value(c.mask_fill));
-    CHECK_CLOSE("q", t(TensorId::Q), r.q, tol);
-    CHECK_CLOSE("k", t(TensorId::K), r.k, tol);
-    CHECK_CLOSE("v", t(TensorId::V), r.v, tol);
-    CHECK_CLOSE("q_heads", t(TensorId::QHeads), r.q_heads, tol);
-    CHECK_CLOSE("k_heads", t(TensorId::KHeads), r.k_heads, tol);
-    CHECK_CLOSE("v_heads", t(TensorId::VHeads), r.v_heads, tol);
-    CHECK_CLOSE("scores", t(TensorId::Scores), r.scores, tol);
-    CHECK_CLOSE("scaled", t(TensorId::Scaled), r.scaled, tol);
-    CHECK_CLOSE("masked", t(TensorId::Masked), r.masked, tol);
-    CHECK_CLOSE("weights", t(TensorId::Weights), r.weights, tol);
-    CHECK_CLOSE("context", t(TensorId::Context), r.context, tol);
-    CHECK_CLOSE("concat", t(TensorId::Concat), r.concat, tol);
-    CHECK_CLOSE("output", t(TensorId::Output), r.output, tol);
+    CHECK_AGREES("q", t(TensorId::Q), r.q, c.d_model);
+    CHECK_AGREES("k", t(TensorId::K), r.k, c.d_model);
+    CHECK_AGREES("v", t(TensorId::V), r.v, c.d_model);
+    CHECK_AGREES("q_heads", t(TensorId::QHeads), r.q_heads, c.d_model);
+    CHECK_AGREES("k_heads", t(TensorId::KHeads), r.k_heads, c.d_model);
+    CHECK_AGREES("v_heads", t(TensorId::VHeads), r.v_heads, c.d_model);
+    CHECK_AGREES("scores", t(TensorId::Scores), r.scores, c.d_model);
+    CHECK_AGREES("scaled", t(TensorId::Scaled), r.scaled, c.d_model);
+    CHECK_AGREES("masked", t(TensorId::Masked), r.masked, c.d_model);
+    CHECK_AGREES("weights", t(TensorId::Weights), r.weights, c.d_model);
+    CHECK_AGREES("context", t(TensorId::Context), r.context, c.d_model);
+    CHECK_AGREES("concat", t(TensorId::Concat), r.concat, c.d_model);
+    CHECK_AGREES("output", t(TensorId::Output), r.output, c.d_model);
 }
 
 }  // namespace
 
 TEST_CASE("engine matches the naive reference stage by stage") {
     AttentionConfig c;  // Tiny: B=2, L=4, d_model=8, h=2, causal
-    SUBCASE("tiny causal") { check_against_naive(c, 1e-5); }
+    SUBCASE("tiny causal") { check_against_naive(c); }
     SUBCASE("no mask, no bias, no pe") {
         c.mask = MaskKind::None, c.bias = false, c.pe = false;
-        check_against_naive(c, 1e-5);
+        check_against_naive(c);
     }
     SUBCASE("unscaled") {
         c.scale = false;
-        check_against_naive(c, 1e-5);
+        check_against_naive(c);
     }
     SUBCASE("padding with -1e9 and a fully masked item") {
         c.mask = MaskKind::Padding, c.padding_lengths = {3, 0}, c.mask_fill = MaskFill::NegBillion;
-        check_against_naive(c, 1e-5);
+        check_against_naive(c);
     }
     SUBCASE("padding with -inf and a fully masked item gives NaN rows") {
         c.mask = MaskKind::Padding, c.padding_lengths = {4, 0};
-        check_against_naive(c, 1e-5);
+        check_against_naive(c);
     }
     SUBCASE("custom mask") {
         c.mask = MaskKind::Custom, c.custom_keep = {1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
-        check_against_naive(c, 1e-5);
+        check_against_naive(c);
     }
     SUBCASE("cross-attention L_q=4, L_kv=6, h=1") {
         c.cross = true, c.kv_len = 6, c.heads = 1, c.mask = MaskKind::None;
-        check_against_naive(c, 1e-5);
+        check_against_naive(c);
     }
     SUBCASE("paper base: d_model=512, h=8, L=10, B=2") {
         c.d_model = 512, c.heads = 8, c.seq_len = 10;
-        check_against_naive(c, 2e-4);
+        check_against_naive(c);
     }
     SUBCASE("odd sizes: d_model=15, h=5, L=7, B=3, seed 7") {
         c.d_model = 15, c.heads = 5, c.seq_len = 7, c.batch = 3, c.seed = 7;
-        check_against_naive(c, 1e-5);
+        check_against_naive(c);
     }
 }
 

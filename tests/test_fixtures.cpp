@@ -1,7 +1,8 @@
 // test_fixtures.cpp — the engine against golden tensors PyTorch computed
 // (tests/fixtures, written once by tests/fixtures/gen_fixtures.py; no torch here).
 // The fixture's own x, memory, weights and biases go in; every recorded tensor must
-// come out within 1e-5 (abs + rel), NaN exactly where PyTorch has NaN.
+// agree within the float32 agreement tolerance for d_model (compare.h), NaN exactly where
+// PyTorch has NaN.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -62,7 +63,7 @@ void check_case(const std::string& name) {
         const Tensor* got = tr.find(id);
         REQUIRE(got != nullptr);
         CHECK(got->shape == want.shape);
-        CHECK_CLOSE(tensor, got->data, want.data, 1e-5);
+        CHECK_AGREES(tensor, got->data, want.data, c.d_model);
         ++compared;
     }
     CHECK(compared >= 26);

@@ -62,6 +62,39 @@
     });
   };
 
+  // ---- shipped checkpoints ----------------------------------------------------
+  // The trained models of web/checkpoints sit next to the page (checkpoints/<task>/):
+  // manifest.json, the final/ weights it lists, loss.npy and lr.npy (the run's curve and
+  // rates), fetched when the Train view opens one.
+  lab.fetchCheckpoint = function (task) {
+    var base = 'checkpoints/' + task + '/';
+    function get(name) {
+      return fetch(base + name, { credentials: 'same-origin' }).then(function (response) {
+        if (!response.ok) throw new Error(base + name + ': HTTP ' + response.status);
+        return response.arrayBuffer();
+      });
+    }
+    function done(error) { Module.ccall('lab_checkpoint_done', null, ['string', 'string'], [task, error]); }
+    get('manifest.json').then(function (manifestBytes) {
+      var manifest = JSON.parse(new TextDecoder().decode(manifestBytes));
+      var names = manifest.params.map(function (p) { return 'final/' + p.file; }).concat(['loss.npy', 'lr.npy']);
+      return Promise.all(names.map(get)).then(function (buffers) {
+        names.unshift('manifest.json');
+        buffers.unshift(manifestBytes);
+        for (var i = 0; i < names.length; i++) {
+          var bytes = new Uint8Array(buffers[i]);
+          var ptr = Module._lab_checkpoint_buffer(bytes.length);
+          HEAPU8.set(bytes, ptr);  // HEAPU8 is re-read after the call: the buffer may have grown memory
+          Module.ccall('lab_checkpoint_file', null, ['string'], [names[i]]);
+        }
+        done('');
+      });
+    }).catch(function (e) {
+      console.warn('checkpoint: ' + e);
+      done(String(e && e.message || e));
+    });
+  };
+
   // ---- downloads and the clipboard ---------------------------------------------
   lab.saveFile = function (name, data, mime) {
     var a = document.createElement('a');

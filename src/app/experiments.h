@@ -26,6 +26,9 @@ public:
     virtual void draw(LabApp& app) = 0;
     // The plotted series for state().experiment (texts in `lang`).
     virtual void write_state(Json& out, Lang lang) const = 0;
+    // Still working across frames (an experiment that trains models in slices of the
+    // frame loop): the page keeps drawing while it is shown.
+    virtual bool busy() const { return false; }
 
     bool stale = true;                                // an option changed: compute again
     unsigned long long computed_for = ~0ull;          // app.generation of the results

@@ -18,6 +18,8 @@
 #include "line_plot.h"
 #include "panels.h"
 #include "text_fit.h"
+#include "text_wrap.h"
+#include "train_experiments.h"
 
 namespace lab {
 
@@ -564,6 +566,11 @@ const std::vector<ExperimentEntry> kExperiments = {
     {"pe", UiStr::xv_pe_title, UiStr::xv_pe_claim, 0, make<PePanel>},
     {"mistakes", UiStr::xv_mistakes_title, UiStr::xv_mistakes_claim, 3, make<MistakesPanel>},
     {"encdec", UiStr::xv_encdec_title, UiStr::xv_encdec_claim, 8, make<EncDecPanel>},
+    // Experiments that train models (train_experiments.cpp): independent of the stepper's configuration.
+    {"train_heads", UiStr::tx_heads_title, UiStr::tx_heads_claim, 0, make_heads_training},
+    {"train_scaling", UiStr::tx_scaling_title, UiStr::tx_scaling_claim, 0, make_scaling_training},
+    {"train_pe", UiStr::tx_pe_title, UiStr::tx_pe_claim, 0, make_pe_training},
+    {"train_induction", UiStr::tx_induction_title, UiStr::tx_induction_claim, 0, make_induction_training},
 };
 
 // Experiments keep several traces of the current size; refuse up front rather than let

@@ -9,6 +9,7 @@
 #include "core/stages.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "stepper_model.h"
 
 namespace lab {
 
@@ -38,38 +39,52 @@ void badge(LabApp& app, const InvariantCheck& ch) {
     ImGui::Unindent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
 }
 
+// The backward view's part: its formula, what the gradients say, the loss, the checks.
+void draw_backward_explain(LabApp& app, const StepperStageText& text, const GradTrace& g) {
+    heading(tr(app, UiStr::stp_explain_backward));
+    text_wrapped("%s", tr(app, text.backward->formula));
+    text_wrapped("%s", tr(app, text.backward->why));
+    text_wrapped("%s", say(app, stepper_loss_text(g, false)).c_str());
+    heading(tr(app, UiStr::stp_explain_grad_checks));
+    if (text.grad_checks->empty()) text_wrapped_disabled(tr(app, UiStr::ui_explain_no_checks));
+    for (const InvariantCheck& ch : *text.grad_checks) badge(app, ch);
+}
+
 }  // namespace
 
 void draw_explain_panel(LabApp& app, const PanelRect& r) {
-    const StageInfo& info = stage_infos()[app.stage];
-    const StageRecord& rec = app.trace.stages[app.stage];
+    const std::vector<StepperPlace> places = stepper_places(app);
+    const int at = stepper_place_index(app);
+    const StepperStageText text = stepper_stage_text(app, places[static_cast<size_t>(at)]);
     begin_panel(ui_label(app, UiStr::ui_explain_window, "Explain").c_str(), r);
-    text_wrapped("%d. %s", app.stage + 1, tr(app, info.title));
+    text_wrapped("%d. %s", at + 1, tr(app, text.title));
     heading(tr(app, UiStr::ui_explain_paper));
-    text_wrapped("%s", tr(app, info.formula));
+    text_wrapped("%s", tr(app, text.formula));
     heading(tr(app, UiStr::ui_explain_pytorch));
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.62f, 0.85f, 0.62f, 1));
-    text_wrapped("%s", info.pytorch);
+    text_wrapped("%s", text.pytorch);
     ImGui::PopStyleColor();
     heading(tr(app, UiStr::ui_explain_shapes));
-    // Each step wrapped beside its bullet (a group): a named shape like (B=2, h=8, L_q=10, L_kv=10) is long.
-    for (const ShapeStep& st : rec.shape_steps) {
+    // Each step wrapped beside its bullet: a named shape like (B=2, h=8, L_q=10, L_kv=10) is long.
+    for (const ShapeStep& st : *text.steps) {
         ImGui::Bullet();
         ImGui::SameLine(0, ImGui::GetStyle().FramePadding.x * 2);  // where BulletText puts its text
         text_wrapped("%s  %s", say(app, st.op).c_str(), shape_named(st.shape, st.dims).c_str());
     }
+    if (const GradTrace* g = stepper_grads(app)) draw_backward_explain(app, text, *g);
     heading(tr(app, UiStr::ui_explain_why));
-    text_wrapped("%s", tr(app, info.why));
+    text_wrapped("%s", tr(app, text.why));
     // Checks first; facts (what no input can make false, footnote 4's numbers) apart, never counted.
     heading(tr(app, UiStr::ui_explain_checks));
+    const std::vector<InvariantCheck>& checks = *text.checks;
     bool facts = false;
-    for (const InvariantCheck& ch : rec.checks)
+    for (const InvariantCheck& ch : checks)
         if (ch.is_check()) badge(app, ch);
         else facts = true;
-    if (std::none_of(rec.checks.begin(), rec.checks.end(), [](const InvariantCheck& c) { return c.is_check(); }))
+    if (std::none_of(checks.begin(), checks.end(), [](const InvariantCheck& c) { return c.is_check(); }))
         text_wrapped_disabled(tr(app, UiStr::ui_explain_no_checks));
     if (facts) heading(tr(app, UiStr::ui_explain_facts));
-    for (const InvariantCheck& ch : rec.checks)
+    for (const InvariantCheck& ch : checks)
         if (!ch.is_check()) badge(app, ch);
     if (!app.hover.tensor.empty()) {
         heading(tr(app, UiStr::ui_explain_hovered));

@@ -7,10 +7,11 @@ namespace lab {
 
 namespace {
 
-void next_stage(LabApp& app, unsigned) { lab_go_to_stage(app, app.stage + 1); }
-void previous_stage(LabApp& app, unsigned) { lab_go_to_stage(app, app.stage - 1); }
-void first_stage(LabApp& app, unsigned) { lab_go_to_stage(app, 0); }
-void last_stage(LabApp& app, unsigned) { lab_go_to_stage(app, kStageCount - 1); }
+void next_stage(LabApp& app, unsigned) { stepper_move(app, 1); }
+void previous_stage(LabApp& app, unsigned) { stepper_move(app, -1); }
+void first_stage(LabApp& app, unsigned) { stepper_go_end(app, false); }
+void last_stage(LabApp& app, unsigned) { stepper_go_end(app, true); }
+void toggle_backward(LabApp& app, unsigned) { app.stepper.sel.backward = !app.stepper.sel.backward; }
 void jump_to_stage(LabApp& app, unsigned ch) { lab_go_to_stage(app, ch == '0' ? 9 : static_cast<int>(ch - '1')); }
 void toggle_help(LabApp& app, unsigned) { app.show_help = !app.show_help; }
 void toggle_all_heads(LabApp& app, unsigned) { app.all_heads = !app.all_heads; }
@@ -24,8 +25,9 @@ void step_head(LabApp& app, unsigned ch) {
 
 void next_item(LabApp& app, unsigned) { app.batch_item = (app.batch_item + 1) % app.trace.config.batch; }
 
-// Esc leaves an experiment, or closes the help.
+// Esc leaves an experiment or the Train view, or closes the help.
 void escape(LabApp& app, unsigned) {
+    if (!app.show_help && app.experiment < 0) app.training.view_open = false;
     if (!app.show_help) app.experiment = -1;
     app.show_help = false;
 }
@@ -42,6 +44,7 @@ const std::vector<KeyBinding> kBindings = {
     {"a", kWords, UiStr::ui_help_all_heads, {}, "a", toggle_all_heads},
     {"b", kWords, UiStr::ui_help_batch, {}, "b", next_item},
     {"e", kWords, UiStr::ui_help_experiments, {}, "e", open_experiments},
+    {"g", kWords, UiStr::stp_help_backward, {}, "g", toggle_backward},
     {"L", kWords, UiStr::ui_help_language, {}, "lL", toggle_language},
     {"?", kWords, UiStr::ui_help_help, {}, "?", toggle_help},
     {"", kWords, kHidden, {LabKey::Escape}, "", escape},

@@ -15,6 +15,7 @@
 #include "interop/config_file.h"
 #include "key_bindings.h"
 #include "panels.h"
+#include "train_view.h"
 
 namespace lab {
 
@@ -70,6 +71,7 @@ void lab_init(LabApp& app) {
     app.config = AttentionConfig{};
     app.panels.clear();
     for (const ExperimentEntry& e : experiments()) app.panels.push_back(e.make());
+    training_init(app);
     app.dirty = true;
     lab_recompute(app);
 }
@@ -85,10 +87,10 @@ void lab_recompute(LabApp& app) {
         app.weights = make_weights(c);
         app.weights_for = c;
     }
-    // The new configuration is valid, so the new trace will exist: free the old one
-    // first, so the page's peak memory is one trace (validate() caps it) plus weights.
-    app.trace = Trace{};
-    app.trace = run_trace(c, make_inputs(c, app.tokens), app.weights);
+    // Recomputed in place: tensors that keep their size keep their buffers, the others are
+    // freed before their new buffer is made, so the page's peak memory stays about one
+    // trace (validate() caps it) plus weights, and a knob change allocates next to nothing.
+    run_trace(app.trace, c, make_inputs(c, app.tokens), app.weights);
     ++app.generation;
     app.recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (app.batch_item >= app.config.batch) app.batch_item = app.config.batch - 1;
@@ -100,7 +102,8 @@ double lab_frame_wanted_in(const LabApp& app) {
     const bool results_stale = app.experiment >= 0 && (app.panels[app.experiment]->computed_for != app.generation ||
                                                        app.panels[app.experiment]->stale);
     const bool font_to_request = app.fonts.cjk == FontLoad::None && lab_wants_cjk_font(app);
-    if (app.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.open_experiment_menu)
+    const bool training = training_busy(app) || (app.experiment >= 0 && app.panels[app.experiment]->busy());
+    if (app.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.open_experiment_menu || training)
         return 0.0;
     return -1.0;
 }
@@ -119,6 +122,8 @@ bool lab_wants_cjk_font(const LabApp& app) {
 
 void lab_go_to_stage(LabApp& app, int index) {
     app.experiment = -1;  // stepping through stages is the stepper's job
+    app.stepper.sel.block_stage = -1;
+    app.training.view_open = false;
     if (index < 0) index = 0;
     if (index >= kStageCount) index = kStageCount - 1;
     app.stage = index;
@@ -126,13 +131,18 @@ void lab_go_to_stage(LabApp& app, int index) {
 
 std::string lab_url_hash(const LabApp& app) {
     UrlState s;
-    s.config = app.errors.empty() ? app.config : app.trace.config;
+    s.config = app.errors.empty() || app.stepper.shown ? app.config : app.trace.config;
     s.tokens = app.tokens;
     s.view.stage = app.stage, s.view.batch_item = app.batch_item, s.view.head = app.head, s.view.all_heads = app.all_heads;
     if (app.experiment >= 0) s.view.experiment = experiments()[app.experiment].key;
     s.view.experiment_options = experiment_option_pairs(app);
+    stepper_to_view(app.stepper, &s.view);
     if (app.lesson.lesson >= 0) s.view.lesson = app.lesson.lesson + 1, s.view.lesson_step = app.lesson.step + 1;
     s.lang = lang_code(app.lang);
+    if (app.training.view_open && app.experiment < 0) {  // a link to the run: its knobs (the last valid ones)
+        s.train = true;
+        s.train_config = app.training.errors.empty() || !app.training.trainer ? app.training.config : app.training.trainer->config();
+    }
     return encode_url_state(s);
 }
 
@@ -146,6 +156,7 @@ void lab_show_url_state(LabApp& app, const UrlState& s) {
     app.batch_item = s.view.batch_item;
     app.head = s.view.head;
     app.all_heads = s.view.all_heads;
+    stepper_from_view(s.view, &app.stepper);
     app.experiment = s.view.experiment.empty() ? -1 : experiment_index(s.view.experiment);
     app.dirty = true;
 }
@@ -154,8 +165,15 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
     const UrlDecode d = decode_url_state(hash);
     Lang lang;
     if (!d.state.lang.empty() && parse_lang(d.state.lang, &lang)) lab_set_language(app, lang);
-    lab_show_url_state(app, d.state);
     app.notes = hash_notes(d);
+    app.training.view_open = false;
+    if (d.state.train) {
+        lesson_leave(app);
+        training_set_config(app, d.state.train_config);
+        training_open_view(app);
+        return;
+    }
+    lab_show_url_state(app, d.state);
     apply_experiment_options(app, d.state.view.experiment_options, &app.notes);
     // A link to another lesson step sets the lab up for it; the same step keeps the link's knobs.
     const int lesson = d.state.view.lesson - 1, step = d.state.view.lesson_step - 1;
@@ -236,6 +254,8 @@ void lab_frame(LabApp& app) {
     app.heatmaps.clear();
     show_language(app);
     if (app.dirty) lab_recompute(app);
+    stepper_refresh(app);
+    training_advance(app);
     find_missing_glyphs(app);
 
     text_fit_begin_frame(&app.clipped);
@@ -256,10 +276,14 @@ void lab_frame(LabApp& app) {
     const float messages_h = messages_panel_height(app, side_l, body_h * 0.5f);
 
     draw_pipeline_bar(app, {0, 0, ds.x, bar_h});
-    draw_setup_panel(app, {0, bar_h, side_l, body_h - messages_h});
+    const bool train = app.training.view_open && app.experiment < 0;
+    if (train) draw_train_knobs(app, {0, bar_h, side_l, body_h - messages_h});
+    else draw_setup_panel(app, {0, bar_h, side_l, body_h - messages_h});
     draw_messages_panel(app, {0, bar_h + body_h - messages_h, side_l, messages_h});
     app.hover = HoverCell{};
-    if (app.experiment >= 0) {
+    if (train) {
+        draw_train_view(app, {side_l, bar_h, ds.x - side_l, body_h});
+    } else if (app.experiment >= 0) {
         draw_experiment_view(app, side_l, bar_h, ds.x - side_l, body_h);
     } else {
         draw_stage_view(app, {side_l, bar_h, mid_w, body_h - table_h});

@@ -19,6 +19,8 @@
 #include "heatmap.h"
 #include "lesson_panel.h"
 #include "text_fit.h"
+#include "stepper_model.h"
+#include "interop/archive.h"
 #include "training_session.h"
 #include "ui_text.h"
 
@@ -64,6 +66,9 @@ struct LabHost {
     // A small text kept between visits (the lessons' progress): localStorage on the web.
     std::string (*load_text)(const char* key) = nullptr;
     void (*save_text)(const char* key, const std::string& text) = nullptr;
+    // Starts reading the shipped checkpoint web/checkpoints/<task> (manifest.json, final/);
+    // lab_checkpoint_arrived answers (the page: a fetch of its own files; native: the folder).
+    void (*fetch_checkpoint)(const std::string& task) = nullptr;
 };
 
 // The Chinese font (lab_cjk.otf, ~0.8 MB) is not part of the page: the host loads
@@ -120,6 +125,7 @@ struct LabApp {
     std::vector<Msg> glyph_notes;      // token characters no font holds (drawn as U+FFFD)
     TrainingSession training;          // the model trained or opened in the Train view
     LessonState lesson;                // the guided lesson shown, if any, and the progress
+    StepperModel stepper;              // the stepper's weights (random or the model), block stages, backward view
 };
 
 // Texts in the language the interface shows (app.text_lang).
@@ -167,5 +173,9 @@ void lab_refuse_config_file(LabApp& app, const std::string& name, double size);
 void lab_note_rect(LabApp& app, const std::string& id);
 // Records the current window's rectangle under `id`.
 void lab_note_window(LabApp& app, const std::string& id);
+// A shipped checkpoint's files (paths relative to its folder: manifest.json,
+// final/NAME.npy) or why they could not be read: the Train view opens it (train_view.h).
+void lab_checkpoint_arrived(LabApp& app, const std::string& task, const std::vector<ArchiveFile>& files,
+                            const std::string& error);
 
 }  // namespace lab

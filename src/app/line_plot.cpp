@@ -242,9 +242,11 @@ PlotGeometry LinePlot(const char* id, const PlotSeries* series, int n, float wid
     ImGui::Dummy(ImVec2(width, height));
     ImGui::PopID();
     g.box = {f.origin.x, f.origin.y, width, height};
-    if (x1 < x0 || y1 < y0) return g;
+    for (double v : {axes.x_include_lo, axes.x_include_hi})
+        if (std::isfinite(v) && (!axes.log_x || v > 0)) x0 = std::min(x0, v), x1 = std::max(x1, v);
     for (double v : {axes.y_include_lo, axes.y_include_hi})
         if (std::isfinite(v) && (!axes.log_y || v > 0)) y0 = std::min(y0, v), y1 = std::max(y1, v);
+    if (x1 < x0 || y1 < y0) return g;  // no data and no ranges
     std::vector<double> data_x;
     if (axes.x_ticks_at_data && n > 0)
         for (int i = 0; i < series[0].count; ++i) data_x.push_back(series[0].x[i]);

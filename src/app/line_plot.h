@@ -29,6 +29,7 @@ struct PlotAxes {
     bool log_x = true, log_y = true;      // log axes are drawn in decades
     bool x_ticks_at_data = false;         // ticks at the first series' x values (d_k = 1, 2, 4, ...), not decades
     double y_include_lo = NAN, y_include_hi = NAN;  // the y range covers these too (0 and 1 for a probability)
+    double x_include_lo = NAN, x_include_hi = NAN;  // the x range too (0 … a run's steps: axes before the first point)
 };
 
 // Where the plot put things, in screen pixels (state() reports it; tests check that no

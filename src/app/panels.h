@@ -2,6 +2,7 @@
 // drawing one ImGui window inside the rectangle the layout gives it.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "interop/json_export.h"
 
@@ -33,5 +34,13 @@ void draw_messages_panel(LabApp& app, const PanelRect& r);
 // random (Xavier) and what that implies; its detail on hover.
 void draw_untrained_note(LabApp& app);
 Json untrained_note_json(const LabApp& app);  // state().weights_note
+
+struct StageShow;
+enum class TensorId;
+// One tensor of the stepper in the current child window: its heatmap (every head as small
+// multiples when asked), hover and derivation; grad: its gradient (the backward view).
+void draw_stage_tensor(LabApp& app, TensorId id, bool every_head, bool grad);
+// The backward view: each tensor of the list beside its gradient, one row each.
+void draw_backward_pairs(LabApp& app, const std::vector<StageShow>& pairs);
 
 }  // namespace lab

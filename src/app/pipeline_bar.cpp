@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "core/stages.h"
 #include "lab_app.h"
 #include "panels.h"
 #include "text_fit.h"
+#include "stepper_model.h"
+#include "train_view.h"
 
 namespace lab {
 
@@ -59,45 +63,58 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     draw_experiment_menu(app);
     ImGui::SameLine();
     draw_lesson_menu(app);
+    ImGui::SameLine();
+    draw_train_button(app);
     draw_language_switch(app);
-    const auto& infos = stage_infos();
+    // One chip per place of the stepper's walk: the ten stages, and with a model the block's.
+    const std::vector<StepperPlace> places = stepper_places(app);
+    const int current_place = stepper_place_index(app);
+    std::vector<StepperStageText> texts;
+    for (const StepperPlace& p : places) texts.push_back(stepper_stage_text(app, p));
+    auto chip_label = [&](size_t i, const char* failing) {
+        char label[96];
+        if (places[i].attention >= 0) std::snprintf(label, sizeof label, "%d %s%s", places[i].attention + 1, tr(app, texts[i].chip), failing);
+        else std::snprintf(label, sizeof label, "%s%s", tr(app, texts[i].chip), failing);
+        return std::string(label);
+    };
     const ImGuiStyle& style = ImGui::GetStyle();
-    // Chips keep their full labels; on a narrow window the '>' separators go first,
-    // then the chips shrink evenly.
-    char label[64];
-    float chips = 0;
-    for (size_t i = 0; i < infos.size(); ++i) {
-        std::snprintf(label, sizeof label, "%d %s !", static_cast<int>(i + 1), tr(app, infos[i].chip));
-        chips += ImGui::CalcTextSize(label).x + style.FramePadding.x * 2;
-    }
+    // Chips keep their full labels; on a narrow window the '>' separators go first, then
+    // the padding inside the chips narrows, and only then do the chips shrink evenly.
+    const float n = static_cast<float>(places.size());
+    float labels = 0;
+    for (size_t i = 0; i < places.size(); ++i) labels += ImGui::CalcTextSize(chip_label(i, " !").c_str()).x;
     const float sep = ImGui::CalcTextSize(">").x + 4 + style.ItemSpacing.x;
     const float avail = ImGui::GetContentRegionAvail().x;
-    const bool separators = chips + sep * (infos.size() - 1) <= avail;
+    const bool separators = labels + style.FramePadding.x * 2 * n + sep * (n - 1) <= avail;
     const float spacing = separators ? sep : style.ItemSpacing.x;
-    const float squeeze = std::min(1.0f, (avail - spacing * (infos.size() - 1)) / chips);
-    for (size_t i = 0; i < infos.size(); ++i) {
+    const float pad = std::clamp((avail - spacing * (n - 1) - labels) / (2 * n), 2.0f, style.FramePadding.x);
+    const float squeeze = std::min(1.0f, (avail - spacing * (n - 1)) / (labels + pad * 2 * n));
+    for (size_t i = 0; i < places.size(); ++i) {
         if (i && !separators) ImGui::SameLine();
         if (i && separators) {
             ImGui::SameLine(0, 2);
             ImGui::TextDisabled(">");
             ImGui::SameLine(0, 2);
         }
-        const bool current = static_cast<int>(i) == app.stage && app.experiment < 0;
-        const bool failing = [&] {
-            for (const auto& ch : app.trace.stages[i].checks)
-                if (ch.is_check() && !ch.passed()) return true;
-            return false;
-        }();
+        const bool current = static_cast<int>(i) == current_place && app.experiment < 0 && !app.training.view_open;
+        bool failing = false;
+        for (const InvariantCheck& ch : *texts[i].checks) failing |= ch.is_check() && !ch.passed();
+        for (size_t k = 0; texts[i].grad_checks && k < texts[i].grad_checks->size(); ++k) {
+            const InvariantCheck& ch = (*texts[i].grad_checks)[k];
+            failing |= ch.is_check() && !ch.passed();
+        }
         ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
         ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.32f, 0.52f, 0.86f, 1));
-        std::snprintf(label, sizeof label, "%d %s%s###chip%zu", static_cast<int>(i + 1), tr(app, infos[i].chip), failing ? " !" : "", i);
-        const float need = ImGui::CalcTextSize(label, nullptr, true).x + style.FramePadding.x * 2;
+        const std::string label = chip_label(i, failing ? " !" : "") + "###chip" + std::to_string(i);
+        const float need = ImGui::CalcTextSize(label.c_str(), nullptr, true).x + pad * 2;
         const float w = need * squeeze;
-        if (ImGui::Button(label, ImVec2(w, 0))) lab_go_to_stage(app, static_cast<int>(i));
-        check_width("chip", label, need, w);
-        lab_note_rect(app, std::string("chip:") + infos[i].key);
+        ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(pad, style.FramePadding.y));
+        if (ImGui::Button(label.c_str(), ImVec2(w, 0))) stepper_go(app, places[i]);
+        ImGui::PopStyleVar();
+        check_width("chip", label.c_str(), need, w);
+        lab_note_rect(app, std::string("chip:") + texts[i].key);
         ImGui::PopStyleColor(2);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(app, infos[i].title), tr(app, infos[i].formula));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(app, texts[i].title), tr(app, texts[i].formula));
     }
     ImGui::End();
 }

@@ -235,6 +235,14 @@ bool draw_switches_and_tokens(LabApp& app) {
 
 void draw_setup_panel(LabApp& app, const PanelRect& r) {
     begin_panel(ui_label(app, UiStr::ui_setup_window, "Setup").c_str(), r);
+    if (app.stepper.shown) {  // the knobs below are not the shown model's sizes: say so
+        const AttentionConfig& m = app.trace.config;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.78f, 0.35f, 1));
+        text_wrapped("%s", say(app, Msg(UiStr::stp_setup_model_shown, m.d_model, m.heads)).c_str());
+        ImGui::PopStyleColor();
+        lab_note_rect(app, "stepper:setup_note");
+        ImGui::Separator();
+    }
     bool changed = draw_presets(app);
     ImGui::Separator();
     changed |= draw_sizes(app);

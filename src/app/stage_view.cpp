@@ -14,6 +14,7 @@
 #include "heatmap.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "stepper_model.h"
 #include "text_fit.h"
 
 namespace lab {
@@ -22,6 +23,7 @@ namespace {
 
 std::vector<std::string> axis_labels(const LabApp& app, const std::string& dim, int n) {
     std::vector<std::string> out(n);
+    if (model_axis_labels(app, dim, n, &out)) return out;
     const bool keys_are_memory = app.trace.config.cross && (dim == "L_kv");
     for (int i = 0; i < n; ++i) {
         if (!keys_are_memory && (dim == "L_q" || dim == "L_kv" || dim == "L") && i < (int)app.tokens.size())
@@ -34,8 +36,17 @@ std::vector<std::string> axis_labels(const LabApp& app, const std::string& dim, 
     return out;
 }
 
-// Sequential colours for probabilities and the 0/1 mask, diverging for the rest.
-ColorMap map_for(TensorId id) { return id == TensorId::Weights || id == TensorId::Mask ? ColorMap::Sequential : ColorMap::Diverging; }
+// Sequential colours for probabilities and the 0/1 mask, diverging for the rest (and every gradient).
+ColorMap map_for(TensorId id, bool grad) {
+    const bool probability = id == TensorId::Weights || id == TensorId::Mask || id == TensorId::Probs;
+    return probability && !grad ? ColorMap::Sequential : ColorMap::Diverging;
+}
+
+// The tensor shown: the trace's, or its gradient in the backward view.
+const Tensor& shown_tensor(const LabApp& app, TensorId id, bool grad) {
+    const GradTrace* g = grad ? stepper_grads(app) : nullptr;
+    return g && g->grads.find(id) ? g->grads[id] : app.trace[id];
+}
 
 struct Slice {
     const float* data = nullptr;
@@ -60,16 +71,16 @@ Slice slice_of(const Tensor& t, int b, int head) {
 }
 
 // Hover bookkeeping: the cell's full index, value and derivation, and its tooltip.
-void hover_cell(LabApp& app, TensorId id, const Slice& s, const HeatmapHit& hit, const ColorRange& range,
+void hover_cell(LabApp& app, TensorId id, bool grad, const Slice& s, const HeatmapHit& hit, const ColorRange& range,
                 const std::vector<std::string>& rows, const std::vector<std::string>& cols) {
-    const Tensor& t = app.trace[id];
+    const Tensor& t = shown_tensor(app, id, grad);
     std::vector<int> index = s.prefix;
     if (t.shape.size() >= 2) index.push_back(hit.row);
     index.push_back(hit.col);
     app.hover.tensor = t.name;
     app.hover.index = index;
     app.hover.value = s.data[static_cast<long>(hit.row) * s.cols + hit.col];
-    app.hover.text = derive_cell(app.trace, id, index);
+    app.hover.text = stepper_derive(app, id, index, grad);
     app.hover.color = colormap_color(range, app.hover.value);
     ImGui::BeginTooltip();
     textf("%s = %s", t.name.c_str(), format_value(app.hover.value).c_str());
@@ -80,8 +91,8 @@ void hover_cell(LabApp& app, TensorId id, const Slice& s, const HeatmapHit& hit,
 }
 
 // A title line, the heatmap, and hover bookkeeping for one tensor slice.
-void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_title = false) {
-    const Tensor& t = app.trace[id];
+void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_title, bool grad) {
+    const Tensor& t = shown_tensor(app, id, grad);
     const Slice s = slice_of(t, app.batch_item, head);
     std::string title = t.name + "  " + shape_on_screen(app, t);
     if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
@@ -95,7 +106,7 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     const std::vector<std::string> cols = axis_labels(app, s.col_dim, s.cols);
     HeatmapOptions opt;
     const long count = static_cast<long>(s.rows) * s.cols;
-    opt.range = range_for(s.data, count, map_for(id));
+    opt.range = range_for(s.data, count, map_for(id, grad));
     if (!short_title) {
         bool masked = false, nan = false;
         for (long i = 0; i < count; ++i) masked |= s.data[i] <= -1e8f, nan |= std::isnan(s.data[i]);
@@ -111,7 +122,7 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     opt.gpu_version = app.generation;
     const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt);
     app.heatmaps.push_back({t.name, s.prefix, s.rows, s.cols, hit.x, hit.y, hit.cell_w, hit.cell_h});
-    if (hit.row >= 0) hover_cell(app, id, s, hit, opt.range, rows, cols);
+    if (hit.row >= 0) hover_cell(app, id, grad, s, hit, opt.range, rows, cols);
 }
 
 // The narrowest a head's map may be: its row labels, then at least a pixel per column.
@@ -125,8 +136,8 @@ float head_map_min_width(const LabApp& app, const Tensor& t) {
 
 // Every head as small multiples: in a row when few (or the stage shows every head), else a
 // grid; fewer per row when a row would leave a head less than a pixel per column.
-void show_every_head(LabApp& app, TensorId id, bool in_a_row) {
-    const Tensor& t = app.trace[id];
+void show_every_head(LabApp& app, TensorId id, bool in_a_row, bool grad) {
+    const Tensor& t = shown_tensor(app, id, grad);
     const int heads = app.trace.config.heads;
     text_wrapped("%s", (t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
     const ImVec2 a = ImGui::GetContentRegionAvail();
@@ -142,7 +153,7 @@ void show_every_head(LabApp& app, TensorId id, bool in_a_row) {
     for (int h = 0; h < heads; ++h) {
         if (h % per_row) ImGui::SameLine();
         ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - 4, h_each), false, ImGuiWindowFlags_NoScrollbar);
-        show_slice(app, id, h, 0, true);
+        show_slice(app, id, h, 0, true, grad);
         ImGui::EndChild();
     }
 }
@@ -181,27 +192,45 @@ bool as_small_multiples(const LabApp& app, const StageShow& s) {
     return app.trace[s.tensor].shape.size() == 4 && (app.all_heads || s.every_head) && app.trace.config.heads > 1;
 }
 
-// The tensors of the stage's list (core/stages.cpp) that this trace has.
-std::vector<StageShow> shown(const LabApp& app, const StageInfo& info) {
+// The tensors of the stage's list (core/stages.cpp, core/block_stages.cpp) that this trace has.
+std::vector<StageShow> shown(const LabApp& app, const std::vector<StageShow>& shows) {
     std::vector<StageShow> out;
-    for (const StageShow& s : info.shows)
+    for (const StageShow& s : shows)
         if (app.trace.find(s.tensor) && (!s.cross_only || app.trace.config.cross)) out.push_back(s);
     return out;
 }
 
 }  // namespace
 
+void draw_stage_tensor(LabApp& app, TensorId id, bool every_head, bool grad) {
+    const AttentionConfig& c = app.trace.config;
+    const Tensor& t = shown_tensor(app, id, grad);
+    // Head bands only where columns really belong to heads: Q, K, V and the concat.
+    const bool head_columns = id == TensorId::Q || id == TensorId::K || id == TensorId::V || id == TensorId::Concat;
+    if (t.shape.size() == 4 && (app.all_heads || every_head) && c.heads > 1)
+        show_every_head(app, id, every_head && c.heads <= 8, grad);
+    else
+        show_slice(app, id, app.head, head_columns && c.heads > 1 ? c.d_k() : 0, false, grad);
+}
+
 void draw_stage_view(LabApp& app, const PanelRect& r) {
-    const StageInfo& info = stage_infos()[app.stage];
+    const std::vector<StepperPlace> places = stepper_places(app);
+    const int at = stepper_place_index(app);
+    const StepperStageText text = stepper_stage_text(app, places[static_cast<size_t>(at)]);
     begin_panel("Stage", r, ImGuiWindowFlags_NoTitleBar);
     const AttentionConfig& c = app.trace.config;
-    textf("%d / %d  %s", app.stage + 1, kStageCount, tr(app, info.title));
-    text_after(tr(app, info.formula));
+    textf("%d / %d  %s", at + 1, static_cast<int>(places.size()), tr(app, text.title));
+    text_after(tr(app, text.backward && stepper_grads(app) ? text.backward->formula : text.formula));
+    draw_stepper_header(app);
     draw_selection(app);
-    draw_untrained_note(app);
+    if (!app.stepper.shown) draw_untrained_note(app);  // else the header says which weights
     ImGui::Separator();
-
-    const std::vector<StageShow> shows = shown(app, info);
+    if (stepper_grads(app)) {
+        draw_backward_pairs(app, text.backward->pairs);
+        ImGui::End();
+        return;
+    }
+    const std::vector<StageShow> shows = shown(app, *text.shows);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const int n = static_cast<int>(shows.size());
     const float gap = ImGui::GetStyle().ItemSpacing.x * 2;
@@ -218,20 +247,13 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     // would bring a scrollbar, narrow the view and change the layout the next frame.
     const float cell_h = wide ? (avail.y - ImGui::GetStyle().ItemSpacing.y * (n - 1)) / n : avail.y;
     for (int i = 0; i < n; ++i) {
-        const Tensor& t = app.trace[shows[i].tensor];
         if (i && !wide) ImGui::SameLine(0, gap);
         // Heads as small multiples keep a readable height and scroll when they need more (the
         // scrollbar always there: its coming and going would change how many fit in a row).
         const bool every_head = as_small_multiples(app, shows[i]);
-        ImGui::BeginChild(t.name.c_str(), ImVec2(cell_w, cell_h), false,
+        ImGui::BeginChild(tensor_name(shows[i].tensor), ImVec2(cell_w, cell_h), false,
                           every_head ? ImGuiWindowFlags_AlwaysVerticalScrollbar : ImGuiWindowFlags_NoScrollbar);
-        // Head bands only where columns really belong to heads: Q, K, V and the concat.
-        const TensorId id = shows[i].tensor;
-        const bool head_columns = id == TensorId::Q || id == TensorId::K || id == TensorId::V || id == TensorId::Concat;
-        if (every_head)
-            show_every_head(app, id, shows[i].every_head && c.heads <= 8);
-        else
-            show_slice(app, id, app.head, head_columns && c.heads > 1 ? c.d_k() : 0);
+        draw_stage_tensor(app, shows[i].tensor, shows[i].every_head, false);
         ImGui::EndChild();
     }
     ImGui::End();

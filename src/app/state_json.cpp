@@ -7,8 +7,11 @@
 #include "interop/json_export.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "train_view.h"
 
 namespace lab {
+
+void write_stepper_state(const LabApp& app, Json& s);  // stepper_state.cpp
 
 namespace {
 
@@ -68,6 +71,7 @@ std::string lab_state_json(const LabApp& app) {
     Json s = Json::object();
     s["frame"] = app.frame;
     s["experiment"] = experiment_state(app);
+    s["training"] = training_state(app);
     s["stage"] = {{"id", info.key}, {"index", app.stage}, {"title", tr(app, info.title)}};
     s["stages"] = stages_json(app.trace, app.text_lang);
     s["config"] = config_json_value(app.trace.config);
@@ -100,6 +104,7 @@ std::string lab_state_json(const LabApp& app) {
         clipped.push_back({{"where", c.where}, {"text", c.text}, {"need", json_number(c.need)}, {"have", json_number(c.have)}});
     s["clipped"] = clipped;
     s["weights_note"] = untrained_note_json(app);
+    write_stepper_state(app, s);
     return json_text(s);
 }
 

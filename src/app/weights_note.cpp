@@ -11,6 +11,7 @@
 #include "lab_app.h"
 #include "panels.h"
 #include "text_fit.h"
+#include "train_view.h"
 
 namespace lab {
 
@@ -23,9 +24,15 @@ void draw_untrained_note(LabApp& app) {
         text_wrapped_width(say(app, Msg(UiStr::ui_untrained_detail, seed)).c_str(), nullptr, ImGui::GetFontSize() * 32);
         ImGui::EndTooltip();
     }
+    // The way to weights that mean something: the Train view (a shipped model opens at once).
+    const std::string label = say(app, Msg(UiStr::ui_untrained_to_train)) + "###note:train";
+    if (ImGui::SmallButton(label.c_str())) training_open_view(app);
+    check_item(label.c_str());
+    lab_note_rect(app, "note:train");
 }
 
 Json untrained_note_json(const LabApp& app) {
+    if (app.stepper.shown) return nullptr;  // the stepper's header names the model's weights instead
     const unsigned seed = app.trace.config.seed;
     return {{"source", "random"}, {"text", say(app, Msg(UiStr::ui_untrained_short, seed))},
             {"detail", say(app, Msg(UiStr::ui_untrained_detail, seed))}};

@@ -9,11 +9,17 @@
 
 #include "../core/cost_model.h"
 #include "../core/trace.h"
+#include "../core/train/trainer.h"
 #include "../interop/json_export.h"
 
 #ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
 #include <emscripten/heap.h>
 #else
+#include <ctime>
+#include <fstream>
+#include <string>
+
 #include <sys/resource.h>
 #endif
 
@@ -21,13 +27,41 @@ namespace lab {
 
 namespace {
 
+#ifdef __EMSCRIPTEN__
+// The process's CPU time under Node (every thread of it: the compute runs on one), NaN elsewhere.
+EM_JS(double, js_cpu_ms, (), {
+    if (typeof process === "object" && process.cpuUsage) {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+    }
+    return NaN;
+});
+#endif
+
 double peak_memory_mb() {
 #ifdef __EMSCRIPTEN__
     return emscripten_get_heap_size() / (1024.0 * 1024.0);  // wasm memory only grows: its size is the peak
 #else
+    // VmHWM is this program's own peak; getrusage's ru_maxrss would carry over the peak of
+    // the process that started it (Linux keeps it across exec), e.g. a Python with torch loaded.
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;  // kB
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
     return u.ru_maxrss / 1024.0;  // kilobytes on Linux
+#endif
+}
+
+// CPU milliseconds this process has used: on a machine shared with other work, the time
+// the computation itself took (wall time also counts the waits for a core).
+double cpu_ms() {
+#ifdef __EMSCRIPTEN__
+    return js_cpu_ms();
+#else
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 #endif
 }
 
@@ -39,6 +73,10 @@ Summary summarize(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     auto at = [&](double q) { return v[static_cast<size_t>(q * (v.size() - 1) + 0.5)]; };
     return {at(0.5), at(0.1), at(0.9), v.front()};
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 AttentionConfig make(int B, int L, int d, int h, MaskKind mask) {
@@ -59,7 +97,8 @@ namespace {
 
 struct CaseResult {
     int repeats = 0;
-    Summary trace;
+    Summary trace, trace_cpu, recompute, recompute_cpu;
+    double checks_ms = 0;
     std::vector<Summary> stages;
     double compute_ms = 0, flops = 0, gflops = 0, memory_mb = 0;
 };
@@ -71,15 +110,32 @@ CaseResult measure(const AttentionConfig& c, int repeats_option) {
     r.flops = total_cost(c).flops;
     r.repeats = repeats_option > 0 ? repeats_option : (r.flops > 1e8 ? 15 : r.flops > 1e6 ? 200 : 2000);
     run_trace(c, in, wts);  // warm-up: first-touch page faults, caches
-    std::vector<double> total;
+    std::vector<double> total, in_place, cpu;
     std::vector<std::vector<double>> stage(kStageCount);
     for (int i = 0; i < r.repeats; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
-        const Trace tr = run_trace(c, in, wts);
-        total.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        for (int s = 0; s < kStageCount; ++s) stage[s].push_back(tr.stage_ms[s]);
+        const double c0 = cpu_ms();
+        {
+            const Trace tr = run_trace(c, in, wts);
+            for (int s = 0; s < kStageCount; ++s) stage[s].push_back(tr.stage_ms[s]);
+        }  // freed inside the timing, as a caller's trace is
+        cpu.push_back(cpu_ms() - c0);
+        total.push_back(ms_since(t0));
+    }
+    Trace kept = run_trace(c, in, wts);  // the page's knob change: the same sizes, buffers reused
+    std::vector<double> in_place_cpu;
+    for (int i = 0; i < r.repeats; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const double c0 = cpu_ms();
+        run_trace(kept, c, in, wts);
+        in_place_cpu.push_back(cpu_ms() - c0);
+        in_place.push_back(ms_since(t0));
     }
     r.trace = summarize(total);
+    r.trace_cpu = summarize(cpu);
+    r.recompute = summarize(in_place);
+    r.recompute_cpu = summarize(in_place_cpu);
+    r.checks_ms = kept.checks_ms;
     for (int s = 0; s < kStageCount; ++s) r.stages.push_back(summarize(stage[s])), r.compute_ms += r.stages[s].median;
     r.gflops = r.flops / (r.compute_ms * 1e6);
     r.memory_mb = peak_memory_mb();
@@ -94,6 +150,10 @@ Json case_json(const BenchCase& bc, const CaseResult& r) {
     return {{"name", bc.name},
             {"repeats", r.repeats},
             {"trace_ms", {{"median", json_number(t.median)}, {"p10", json_number(t.p10)}, {"p90", json_number(t.p90)}, {"min", json_number(t.min)}}},
+            {"trace_cpu_ms", {{"median", json_number(r.trace_cpu.median)}, {"p90", json_number(r.trace_cpu.p90)}}},
+            {"recompute_ms", {{"median", json_number(r.recompute.median)}, {"p90", json_number(r.recompute.p90)}}},
+            {"recompute_cpu_ms", {{"median", json_number(r.recompute_cpu.median)}}},
+            {"checks_ms", json_number(r.checks_ms)},
             {"compute_ms", json_number(r.compute_ms)},
             {"gflops", json_number(r.gflops)},
             {"flops", json_number(r.flops)},
@@ -102,18 +162,40 @@ Json case_json(const BenchCase& bc, const CaseResult& r) {
 }
 
 void print_case(const BenchCase& bc, const CaseResult& r, std::ostream& out) {
-    char line[256];
+    char line[512];
     std::snprintf(line, sizeof line,
-                  "\n%s  (%d repeats)\n  full trace  median %.3f ms  p10 %.3f  p90 %.3f  min %.3f\n"
-                  "  compute     %.3f ms  %.2f GFLOPS  (%.3g FLOPs)   peak memory %.1f MB\n",
-                  bc.name.c_str(), r.repeats, r.trace.median, r.trace.p10, r.trace.p90, r.trace.min, r.compute_ms, r.gflops,
-                  r.flops, r.memory_mb);
+                  "\n%s  (%d repeats)\n  full trace  median %.3f ms  p10 %.3f  p90 %.3f  min %.3f   CPU time median %.3f ms\n"
+                  "  in place    median %.3f ms  p90 %.3f   CPU time median %.3f ms  (a knob change: the buffers reused)\n"
+                  "  compute     %.3f ms  %.2f GFLOPS  (%.3g FLOPs)   checks %.3f ms   peak memory %.1f MB\n",
+                  bc.name.c_str(), r.repeats, r.trace.median, r.trace.p10, r.trace.p90, r.trace.min, r.trace_cpu.median, r.recompute.median,
+                  r.recompute.p90, r.recompute_cpu.median, r.compute_ms, r.gflops, r.flops, r.checks_ms, r.memory_mb);
     out << line;
     for (int s = 0; s < kStageCount; ++s) {
         std::snprintf(line, sizeof line, "    %-12s median %9.4f ms   p90 %9.4f ms\n", stage_infos()[s].key,
                       r.stages[s].median, r.stages[s].p90);
         out << line;
     }
+}
+
+// Training at the CLI's defaults for the reverse task, evaluated once at the end: steps
+// per second and peak memory. Run before the trace cases, so the peak is training's own.
+struct TrainResult {
+    int steps = 0;
+    double steps_per_s = 0, memory_mb = 0;
+};
+
+TrainResult measure_training(int steps) {
+    TrainConfig c;
+    c.task = TaskKind::Reverse, c.steps = steps, c.eval_every = steps;
+    Trainer t;
+    std::vector<ConfigError> errors;
+    TrainResult r;
+    if (!t.init(c, &errors)) return r;
+    const auto t0 = std::chrono::steady_clock::now();
+    r.steps = t.step(steps);
+    r.steps_per_s = r.steps / (ms_since(t0) / 1000.0);
+    r.memory_mb = peak_memory_mb();
+    return r;
 }
 
 }  // namespace
@@ -134,14 +216,24 @@ int run_bench(const std::vector<std::string>& args, const std::string& build, st
         return 2;
     }
     Json cases = Json::array();
-    if (!opt.json)
-        out << "attention benchmark (" << build << "): full trace = inputs, weights excluded; per-stage times exclude checks\n";
+    const TrainResult train = measure_training(200);
+    if (!opt.json) {
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "training (reverse, CLI defaults, %d steps incl. one evaluation): %.1f steps/s, peak memory %.1f MB\n",
+                      train.steps, train.steps_per_s, train.memory_mb);
+        out << line;
+        out << "attention benchmark (" << build << "): full trace = inputs, weights excluded; per-stage times exclude checks;"
+            << " peak memory = " << (build == "wasm" ? "the wasm heap's size" : "peak RSS") << " so far\n";
+    }
     for (const BenchCase& bc : default_bench_cases()) {
         const CaseResult r = measure(bc.config, opt.repeats);
         if (opt.json) cases.push_back(case_json(bc, r));
         else print_case(bc, r, out);
     }
-    if (opt.json) out << json_text(Json{{"build", build}, {"cases", cases}}) << "\n";
+    const Json training = {{"steps", train.steps}, {"steps_per_s", json_number(train.steps_per_s)},
+                           {"peak_memory_mb", json_number(train.memory_mb)}};
+    if (opt.json) out << json_text(Json{{"build", build}, {"training", training}, {"cases", cases}}) << "\n";
     return 0;
 }
 

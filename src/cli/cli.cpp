@@ -21,6 +21,7 @@
 #include "../interop/exports.h"
 #include "../interop/json_export.h"
 #include "../interop/torch_print.h"
+#include "model_trace_cmd.h"
 #include "train_cmd.h"
 
 namespace lab {
@@ -148,7 +149,9 @@ bool KeyFlags::read(const std::vector<std::string>& args, size_t* i, void* c, st
         long long n;
         double x;
         if (k.type == KeyType::Choice) read_choice(k, flag, v, c, errors);
-        else if (k.type == KeyType::Decimal && parse_real(v, k.lo_real, k.hi_real, &x)) k.set_real(c, x);
+        else if (k.type == KeyType::Text) {
+            if (!k.parse_text(c, v)) errors->push_back({flag, Msg(Str::cli_not_one_of, flag, shown(v), k.cli_expect)});
+        } else if (k.type == KeyType::Decimal && parse_real(v, k.lo_real, k.hi_real, &x)) k.set_real(c, x);
         else if (k.type == KeyType::Decimal) errors->push_back({flag, Msg(Str::cli_not_number, flag, shown(v), k.lo_real, k.hi_real)});
         else if (parse_int(v, k.lo, hi(k), &n)) k.set(c, n);
         else errors->push_back({flag, Msg(Str::cli_not_whole, flag, shown(v), k.lo, hi(k))});
@@ -265,6 +268,10 @@ CliParse parse_cli(const std::vector<std::string>& args) {
     if (p.options.command == "train") {  // its own flags (train_cmd.h); run_cli hands it over
         const TrainCliParse t = parse_train_cli(std::vector<std::string>(args.begin() + 1, args.end()));
         p.errors = t.errors;
+        return p;
+    }
+    if (p.options.command == "trace" && is_model_trace(args)) {  // a checkpoint's model: model_trace_cmd.h
+        p.errors = parse_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end())).errors;
         return p;
     }
     if (p.options.command != "trace" && p.options.command != "export-script") {
@@ -393,6 +400,8 @@ int export_script(const CliOptions& o, const Trace& tr, std::ostream& out, std::
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     if (!args.empty() && args[0] == "train")
         return run_train_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    if (!args.empty() && args[0] == "trace" && is_model_trace(args))
+        return run_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     const CliParse p = parse_cli(args);
     for (const Msg& note : p.notes) err << "attnlab: note: " << english(note) << "\n";
     if (!p.errors.empty()) {

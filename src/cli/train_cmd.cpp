@@ -1,16 +1,14 @@
-// train_cmd.cpp — Attention Lab CLI: `attnlab train` (flag parsing, the training loop's
-// report lines, the checkpoint folder).
+// train_cmd.cpp — Attention Lab CLI: `attnlab train` (the knobs' flags are the rows of
+// train_keys(), read by KeyFlags; the training loop's report lines; the checkpoint folder).
 #include "train_cmd.h"
 
-#include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <ostream>
 
 #include "../core/train/trainer.h"
 #include "../interop/checkpoint.h"
+#include "cli.h"
 
 namespace lab {
 
@@ -29,137 +27,60 @@ std::string train_usage() {
 
 namespace {
 
+// A value as echoed in a message: cut like the other readers do.
 std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
 
-bool parse_whole(const std::string& text, long long lo, long long hi, long long* out) {
-    if (text.empty() || text.size() > 18) return false;
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(text.c_str(), &end, 10);
-    if (errno || *end != '\0' || v < lo || v > hi) return false;
-    *out = v;
-    return true;
+// The flag a validation message's parameter comes from: its row's flag (d_model -> --d-model).
+std::string flag_of(const std::string& param) {
+    const ConfigKey* k = train_keys().find(param);
+    return k && *k->cli_flag ? k->cli_flag : param;
 }
 
-bool parse_real(const std::string& text, double* out) {
-    if (text.empty() || text.size() > 40) return false;
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(text.c_str(), &end);
-    if (errno || *end != '\0' || !std::isfinite(v)) return false;
-    *out = v;
-    return true;
-}
-
-// paper | paper:FACTOR | paper:FACTOR:WARMUP | const:RATE
-bool parse_lr(const std::string& text, LrConfig* lr) {
-    std::vector<std::string> parts;
-    size_t start = 0;
-    for (size_t colon; (colon = text.find(':', start)) != std::string::npos; start = colon + 1)
-        parts.push_back(text.substr(start, colon - start));
-    parts.push_back(text.substr(start));
-    LrConfig r;
-    if (parts[0] == "paper" && parts.size() <= 3) {
-        r.schedule = LrSchedule::Paper;
-        if (parts.size() >= 2 && (!parse_real(parts[1], &r.factor) || r.factor <= 0)) return false;
-        if (parts.size() == 3 && (!parse_real(parts[2], &r.warmup) || r.warmup < 1)) return false;
-    } else if (parts[0] == "const" && parts.size() == 2) {
-        r.schedule = LrSchedule::Const;
-        if (!parse_real(parts[1], &r.rate) || r.rate <= 0) return false;
+// The flags that are not knobs: where the checkpoint goes and how much is printed.
+void read_other_flag(const std::vector<std::string>& args, size_t* i, TrainCliParse& p) {
+    const std::string& flag = args[*i];
+    auto value = [&](std::string* v) {
+        if (*i + 1 >= args.size()) return p.errors.push_back({flag, Msg(Str::cli_needs_value, flag)}), false;
+        *v = args[++*i];
+        return true;
+    };
+    std::string v;
+    if (flag == "--quiet") {
+        p.options.quiet = true;
+    } else if (flag == "--out") {
+        if (value(&v)) p.options.out_dir = v;
+    } else if (flag == "--save") {
+        if (!value(&v)) return;
+        if (v != "all" && v != "final") p.errors.push_back({flag, Msg(Str::cli_not_one_of, flag, shown(v), Str::cli_expect_save)});
+        p.options.save_all = v != "final";
+    } else if (flag == "--help" || flag == "-h") {
+        p.help = true;
+    } else if (flag.empty()) {
+        p.errors.push_back({"argument", Str::cli_empty_argument});
     } else {
-        return false;
+        p.errors.push_back({flag, Msg(Str::cli_unknown_option, shown(flag))});
     }
-    *lr = r;
-    return true;
 }
 
-// The flag a validation message's parameter comes from: d_model -> --d-model.
-std::string flag_of(std::string param) {
-    for (char& ch : param)
-        if (ch == '_') ch = '-';
-    return "--" + param;
+// What needs every flag first: validation, then whether --out can take the checkpoint.
+void check_run(TrainCliParse& p) {
+    const TrainConfig r = resolve_train_config(p.options.config);
+    for (const ConfigError& e : validate_train_config(r)) p.errors.push_back({flag_of(e.param), e.message});
+    if (p.options.out_dir.empty()) return;
+    const Msg problem = checkpoint_dir_problem(p.options.out_dir);
+    if (!problem.empty()) p.errors.push_back({"--out", problem});
+    const double tokens = static_cast<double>(r.steps) * r.batch * (2.0 * r.length);
+    if (p.options.save_all && tokens > 16e6) p.errors.push_back({"--steps", Str::cli_save_all_too_big});
 }
 
 }  // namespace
 
 TrainCliParse parse_train_cli(const std::vector<std::string>& args) {
     TrainCliParse p;
-    TrainConfig& c = p.options.config;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& flag = args[i];
-        std::string v;
-        auto value = [&]() {
-            if (i + 1 >= args.size()) {
-                p.errors.push_back({flag, Msg::literal(flag + " needs a value")});
-                return false;
-            }
-            v = args[++i];
-            return true;
-        };
-        // Knobs where 0 means "default" in TrainConfig take 1 or more here.
-        auto whole = [&](int* field, long long lo) {
-            long long n;
-            if (!value()) return;
-            if (parse_whole(v, lo, 100000000, &n)) *field = static_cast<int>(n);
-            else p.errors.push_back({flag, Msg::literal(flag + " '" + shown(v) + "' is not a whole number >= " + std::to_string(lo))});
-        };
-        auto real = [&](double* field) {
-            if (!value()) return;
-            if (!parse_real(v, field)) p.errors.push_back({flag, Msg::literal(flag + " '" + shown(v) + "' is not a number")});
-        };
-        if (flag == "--task") {
-            if (value() && !parse_task(v, &c.task))
-                p.errors.push_back({flag, Msg::literal("--task '" + shown(v) + "' is not one of copy, reverse, sort, induction")});
-        } else if (flag == "--layers") whole(&c.layers, 1);
-        else if (flag == "--heads") whole(&c.heads, 1);
-        else if (flag == "--d-model") whole(&c.d_model, 1);
-        else if (flag == "--d-ff") whole(&c.d_ff, 1);
-        else if (flag == "--vocab") whole(&c.vocab, 1);
-        else if (flag == "--length") whole(&c.length, 1);
-        else if (flag == "--gap") whole(&c.gap, 0);
-        else if (flag == "--batch") whole(&c.batch, 1);
-        else if (flag == "--steps") whole(&c.steps, 1);
-        else if (flag == "--eval-every") whole(&c.eval_every, 1);
-        else if (flag == "--eval-size") whole(&c.eval_size, 1);
-        else if (flag == "--seed") {
-            long long n;
-            if (value()) {
-                if (parse_whole(v, 0, 4294967295LL, &n)) c.seed = static_cast<uint32_t>(n);
-                else p.errors.push_back({flag, Msg::literal("--seed '" + shown(v) + "' is not a whole number in [0, 4294967295]")});
-            }
-        } else if (flag == "--label-smoothing") real(&c.label_smoothing);
-        else if (flag == "--target-exact") real(&c.target_exact);
-        else if (flag == "--lr") {
-            if (value() && !parse_lr(v, &c.lr))
-                p.errors.push_back({flag, Msg::literal("--lr '" + shown(v) + "' is not paper, paper:FACTOR, paper:FACTOR:WARMUP or "
-                                                                 "const:RATE with positive numbers (e.g. const:0.003)")});
-        } else if (flag == "--no-scale") c.scale = false;
-        else if (flag == "--no-pe") c.pe = false;
-        else if (flag == "--no-bias") c.bias = false;
-        else if (flag == "--quiet") p.options.quiet = true;
-        else if (flag == "--out") {
-            if (value()) p.options.out_dir = v;
-        } else if (flag == "--save") {
-            if (value() && v != "all" && v != "final") p.errors.push_back({flag, Msg::literal("--save '" + shown(v) + "' is not all or final")});
-            p.options.save_all = v != "final";
-        } else if (flag == "--help" || flag == "-h") {
-            p.help = true;
-        } else {
-            p.errors.push_back(flag.empty() ? ConfigError{"argument", Msg::literal("an empty argument was given (a stray \"\" on the command line?)")}
-                                            : ConfigError{flag, Msg::literal("unknown option '" + shown(flag) + "' for train")});
-        }
-    }
-    if (!p.errors.empty() || p.help) return p;
-    for (const ConfigError& e : validate_train_config(resolve_train_config(c))) p.errors.push_back({flag_of(e.param), e.message});
-    if (!p.options.out_dir.empty()) {
-        const std::string problem = checkpoint_dir_problem(p.options.out_dir);
-        if (!problem.empty()) p.errors.push_back({"--out", Msg::literal(problem)});
-        const TrainConfig r = resolve_train_config(c);
-        const double tokens = static_cast<double>(r.steps) * r.batch * (2.0 * r.length);
-        if (p.options.save_all && tokens > 16e6)
-            p.errors.push_back({"--steps", Msg::literal("--out with --save all keeps every batch: steps x batch x length must stay "
-                                           "under 16 million tokens; use --save final or fewer --steps")});
-    }
+    KeyFlags knobs(train_keys().rows);
+    for (size_t i = 0; i < args.size(); ++i)
+        if (!knobs.read(args, &i, &p.options.config, &p.errors)) read_other_flag(args, &i, p);
+    if (p.errors.empty() && !p.help) check_run(p);
     return p;
 }
 
@@ -232,7 +153,7 @@ int run_train_cli(const std::vector<std::string>& args, std::ostream& out, std::
         << fixed(last.token_accuracy, 4) << "\n";
     int code = 0;
     if (t.stop().cause != StopCause::None) {
-        err << "attnlab: train: " << t.stop().message << "\n";
+        err << "attnlab: train: " << render(t.stop().message, Lang::En) << "\n";
         code = 1;
     }
     if (!p.options.out_dir.empty()) {

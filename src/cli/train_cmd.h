@@ -1,10 +1,10 @@
 // train_cmd.h — Attention Lab CLI: `attnlab train`, a training run from flags, with
 // a line per evaluation and an optional checkpoint folder (interop/checkpoint.h).
 //
-// The flags map one to one onto TrainConfig (core/train/train_config.h), whose
+// The knobs' flags are the rows of train_keys() (core/train/train_config.h), whose
 // defaults are resolved there; this parser only reads text. Invalid input exits 2
-// with a message naming the flag, as `trace` does. Messages are plain English: the
-// CLI is their only reader until the flags move to the shared configuration-key table.
+// with a message naming the flag, as `trace` does (string-table messages, printed in
+// English).
 #pragma once
 #include <iosfwd>
 #include <string>

@@ -52,6 +52,16 @@ struct ConfigLimits {
     int max_seed = 2147483647;  // what a link, a file and --seed hold (an int on every platform)
     int max_scaling_keys = 1024;      // the √d_k experiment's keys per softmax (256 queries × keys × d_k up to 1024)
     int max_scaling_samples = 40000;  // ... and its (q, k) pairs per d_k
+    // A training run (core/train/train_config.h): sizes a page trains in seconds to minutes.
+    int max_layers = 6;
+    int max_train_d_model = 256;
+    int max_train_heads = 64;
+    int max_d_ff = 1024;
+    int max_vocab = 64;          // symbols (train/tasks.h: kMaxTaskVocab)
+    int max_task_len = 64;       // a task's sequence length, and induction's gap
+    int max_train_batch = 1024;
+    int max_steps = 1000000;     // steps, and the steps between evaluations
+    int max_eval_size = 4096;    // held-out sequences
     double max_trace_bytes = 384.0 * 1024 * 1024;
 };
 

@@ -125,6 +125,8 @@ std::string describe_config(const std::vector<ConfigKey>& rows, const void* c) {
             k.shape(c, &rows, &cols);
             const std::vector<uint8_t>& v = *k.cells_of(c);
             for (size_t i = 0; i < v.size(); ++i) s += (i && cols > 0 && i % cols == 0 ? "." : "") + std::to_string(v[i]);
+        } else if (k.type == KeyType::Text) {
+            s += k.text_of(c);
         } else if (k.type == KeyType::Decimal) {
             char buf[32];
             std::snprintf(buf, sizeof buf, "%.9g", k.get_real(c));

@@ -21,7 +21,7 @@
 //       return t;
 //   }
 //
-// (max_layers: a limit added to ConfigLimits.) KeyFlags (cli/cli.h) reads such a table's
+// (train_keys() in core/train/train_config.h is that table.) KeyFlags (cli/cli.h) reads such a table's
 // flags, encode_keys/decode_key (core/url_state.h) its link, config_json_value
 // (interop/json_export.h) writes it.
 #pragma once
@@ -44,6 +44,7 @@ enum class KeyType {
     WholeList,  // whole numbers, e.g. one padding length per batch item
     KeepRows,   // a 0/1 matrix given row by row (a custom mask)
     Derived,    // computed from other keys: written out, and checked when a file states it
+    Text,       // a value in a small syntax of its own: a learning-rate schedule "paper:1:4000", "const:0.003"
 };
 
 // One value of a Choice key.
@@ -88,6 +89,10 @@ struct ConfigKey {
     // Derived: a value a file states, checked against the config (or used to derive
     // `derives` when the file does not give it); returns what is wrong, or an empty message.
     Msg (*agree)(void*, const char* key, long long stated, bool derived_given) = nullptr;
+    // Text: reads the value (false when it is not in the key's syntax; cli_expect says
+    // what is), and writes it the same way.
+    bool (*parse_text)(void*, const std::string& text) = nullptr;
+    std::string (*text_of)(const void*) = nullptr;
 
     // Builders for the table rows.
     ConfigKey&& files(std::vector<const char*> names) && { file_names = std::move(names); return std::move(*this); }
@@ -218,6 +223,13 @@ inline ConfigKey derived(const char* name, long long (*value)(const void*), cons
                          Msg (*agree)(void*, const char*, long long, bool)) {
     ConfigKey k = key_of(KeyType::Derived, name);
     k.get = value, k.derives = derives, k.agree = agree, k.hash_names.clear();
+    return k;
+}
+
+// A value in a syntax of its own (parse reads what format writes).
+inline ConfigKey text_key(const char* name, bool (*parse)(void*, const std::string&), std::string (*format)(const void*)) {
+    ConfigKey k = key_of(KeyType::Text, name);
+    k.parse_text = parse, k.text_of = format;
     return k;
 }
 

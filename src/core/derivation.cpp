@@ -19,6 +19,26 @@ std::string format_value(float v) {
     return buf;
 }
 
+Msg dot_terms(const float* a, const float* b, int count) {
+    std::string s;
+    constexpr int kAllTerms = 8;
+    if (count <= kAllTerms) {
+        for (int c = 0; c < count; ++c) s += (c ? " + " : "") + format_value(a[c]) + "\xc2\xb7" + format_value(b[c]);
+        return Msg::literal(s);
+    }
+    // Largest |terms| first: they explain the sign of the score.
+    std::vector<int> order(count);
+    for (int c = 0; c < count; ++c) order[c] = c;
+    for (int x = 0; x < 3; ++x)
+        for (int y = x + 1; y < count; ++y)
+            if (std::fabs(a[order[y]] * b[order[y]]) > std::fabs(a[order[x]] * b[order[x]])) std::swap(order[x], order[y]);
+    float pos = 0, neg = 0;
+    for (int c = 0; c < count; ++c) (a[c] * b[c] > 0 ? pos : neg) += a[c] * b[c];
+    for (int x = 0; x < 3; ++x)
+        s += (x ? " + " : "") + format_value(a[order[x]]) + "\xc2\xb7" + format_value(b[order[x]]) + " [d" + std::to_string(order[x]) + "]";
+    return Msg::literal(s).then(Msg(Str::chk_der_terms_summary, count, format_value(pos), format_value(neg)));
+}
+
 namespace {
 
 using T = TensorId;
@@ -44,27 +64,6 @@ std::string n(int v) { return std::to_string(v); }
 float keep_of(const Trace& tr, int b, int i, int j) {
     const Tensor& m = tr[T::Mask];
     return m.shape.size() == 3 ? m.at({b, i, j}) : m.at({i, j});
-}
-
-// "q_i·k_j = a0·b0 + a1·b1 + ..." — every term for small d_k, the biggest ones otherwise.
-Msg dot_terms(const float* a, const float* b, int count) {
-    std::string s;
-    constexpr int kAllTerms = 8;
-    if (count <= kAllTerms) {
-        for (int c = 0; c < count; ++c) s += (c ? " + " : "") + format_value(a[c]) + kDot + format_value(b[c]);
-        return Msg::literal(s);
-    }
-    // Largest |terms| first: they explain the sign of the score.
-    std::vector<int> order(count);
-    for (int c = 0; c < count; ++c) order[c] = c;
-    for (int x = 0; x < 3; ++x)
-        for (int y = x + 1; y < count; ++y)
-            if (std::fabs(a[order[y]] * b[order[y]]) > std::fabs(a[order[x]] * b[order[x]])) std::swap(order[x], order[y]);
-    float pos = 0, neg = 0;
-    for (int c = 0; c < count; ++c) (a[c] * b[c] > 0 ? pos : neg) += a[c] * b[c];
-    for (int x = 0; x < 3; ++x)
-        s += (x ? " + " : "") + format_value(a[order[x]]) + kDot + format_value(b[order[x]]) + " [d" + n(order[x]) + "]";
-    return Msg::literal(s).then(Msg(Str::chk_der_terms_summary, count, format_value(pos), format_value(neg)));
 }
 
 // scores, scaled, masked, weights: one (b, head, i, j) cell of the attention scores.

@@ -27,8 +27,6 @@ const char* verdict_name(Verdict v) {
 
 namespace {
 
-Verdict holds(bool ok) { return ok ? Verdict::Pass : Verdict::Fail; }
-
 // The keep row (L_kv values) of query i in batch item b, whatever the mask's rank.
 const float* keep_row(const Tensor& mask, int b, int i) {
     const int Lq = mask.shape[mask.shape.size() - 2], Lkv = mask.shape.back();

@@ -8,6 +8,7 @@
 #include "invariants.h"
 #include "positional_encoding.h"
 #include "rng.h"
+#include "trace_kernels.h"
 
 namespace lab {
 
@@ -43,6 +44,13 @@ void embed_token(float* out, const std::string& word, int d_model, uint32_t seed
     for (int i = 0; i < d_model; ++i) out[i] = static_cast<float>(rng.normal());
 }
 
+Tensor& add_tensor(Trace& tr, TensorId id, Tensor t) {
+    t.name = tensor_name(id);
+    tr.slot[static_cast<int>(id)] = static_cast<int>(tr.tensors.size());
+    tr.tensors.push_back(std::move(t));
+    return tr.tensors.back();
+}
+
 namespace {
 
 void fill_normal(Tensor& t, uint64_t seed) {
@@ -54,18 +62,6 @@ void fill_uniform(Tensor& t, uint64_t seed, double bound) {
     Rng rng(seed);
     const float lo = static_cast<float>(-bound), span = static_cast<float>(2 * bound);
     for (float& v : t.data) v = lo + span * rng.uniform_float();
-}
-
-// Adds a tensor under its id; the reference stays valid (run_trace reserves the vector).
-Tensor& add(Trace& tr, TensorId id, Tensor t) {
-    t.name = tensor_name(id);
-    tr.slot[static_cast<int>(id)] = static_cast<int>(tr.tensors.size());
-    tr.tensors.push_back(std::move(t));
-    return tr.tensors.back();
-}
-
-Tensor& add_zeros(Trace& tr, TensorId id, std::vector<int> shape, std::vector<std::string> dims) {
-    return add(tr, id, Tensor::zeros(tensor_name(id), std::move(shape), std::move(dims)));
 }
 
 // x (+ pe rows 0..L-1 when pe is non-null), per batch item.
@@ -91,30 +87,79 @@ struct Stopwatch {
     }
 };
 
-// The pass in progress: the trace, its sizes and the clock.
+// The pass in progress: the trace, its sizes, the clock, and the tensors of the trace it
+// recomputes, whose buffers it reuses (a knob change keeps most sizes: no allocation, no
+// zero-fill, no page faults, and a positional encoding of the same shape is already right).
 struct Pass {
     Trace& tr;
     const AttentionConfig& c;
     int B, Lq, Lkv, d, h, dk, dv;
+    std::vector<Tensor> old;
+    int old_slot[kTensorCount];
     Stopwatch clock;
+
+    Pass(Trace& trace, const AttentionConfig& config)
+        : tr(trace), c(config), B(c.batch), Lq(c.L_q()), Lkv(c.L_kv()), d(c.d_model), h(c.heads), dk(c.d_k()), dv(c.d_v()),
+          old(std::move(trace.tensors)) {
+        std::copy(trace.slot, trace.slot + kTensorCount, old_slot);
+        tr.config = c;
+        tr.tensors.clear();
+        tr.tensors.reserve(kTensorCount);  // references into the vector stay valid while we add
+        std::fill(tr.slot, tr.slot + kTensorCount, -1);
+        tr.stages.clear();
+        for (int s = 0; s < kStageCount; ++s) tr.stages.push_back({static_cast<StageId>(s), {}, {}});
+        tr.fully_masked_rows = 0;
+        std::fill(tr.stage_ms, tr.stage_ms + kStageCount, 0.0);
+        tr.checks_ms = 0;
+        clock.lap();
+    }
+    // The previous trace's tensor under this id, or null.
+    Tensor* previous(TensorId id) { return old_slot[static_cast<int>(id)] < 0 ? nullptr : &old[old_slot[static_cast<int>(id)]]; }
+    // A tensor of this shape for a stage to write every value of: the previous trace's
+    // buffer when it has the size (its stale values are overwritten), else a new one
+    // (the previous buffer freed first, so memory peaks at one trace).
+    Tensor& output(TensorId id, std::vector<int> shape, std::vector<std::string> dims) {
+        std::vector<float> data;
+        if (Tensor* prev = previous(id)) data.swap(prev->data);
+        if (data.size() != element_count(shape)) {
+            std::vector<float>().swap(data);
+            data.resize(element_count(shape));
+        }
+        Tensor t;
+        t.name = tensor_name(id);
+        t.shape = std::move(shape);
+        t.dims = std::move(dims);
+        t.data.swap(data);
+        tr.slot[static_cast<int>(id)] = static_cast<int>(tr.tensors.size());
+        tr.tensors.push_back(std::move(t));
+        return tr.tensors.back();
+    }
+    // A copy of an input or a parameter.
+    Tensor& copy(TensorId id, const Tensor& from) {
+        Tensor& t = output(id, from.shape, from.dims);
+        std::copy(from.data.begin(), from.data.end(), t.data.begin());
+        return t;
+    }
     void record(StageId id, std::vector<ShapeStep> steps) { tr.stages[static_cast<int>(id)].shape_steps = std::move(steps); }
     void timed(StageId id) { tr.stage_ms[static_cast<int>(id)] += clock.lap(); }
 };
 
 // 1. Inputs and positional encoding: what enters the projections.
 void input_stage(Pass& p, const AttentionInputs& in) {
-    const Tensor& x = add(p.tr, TensorId::X, in.x);
-    const Tensor& memory = add(p.tr, TensorId::Memory, in.memory);
+    const Tensor& x = p.copy(TensorId::X, in.x);
+    const Tensor& memory = p.copy(TensorId::Memory, in.memory);
     const Tensor* pe = nullptr;
     if (p.c.pe) {
         const int L_max = p.Lq > p.Lkv ? p.Lq : p.Lkv;
-        Tensor& t = add_zeros(p.tr, TensorId::Pe, {L_max, p.d}, {"L", "d_model"});
-        sinusoidal_positional_encoding(t.ptr(), L_max, p.d);
+        const Tensor* had = p.previous(TensorId::Pe);
+        const bool same = had && had->shape == std::vector<int>{L_max, p.d};  // a function of its shape alone
+        Tensor& t = p.output(TensorId::Pe, {L_max, p.d}, {"L", "d_model"});
+        if (!same) sinusoidal_positional_encoding(t.ptr(), L_max, p.d);
         pe = &t;
     }
-    Tensor& query_in = add_zeros(p.tr, TensorId::QueryIn, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
+    Tensor& query_in = p.output(TensorId::QueryIn, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
     add_positions(query_in.ptr(), x.ptr(), pe ? pe->ptr() : nullptr, p.B, p.Lq, p.d);
-    Tensor& kv_in = add_zeros(p.tr, TensorId::KeyValueIn, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
+    Tensor& kv_in = p.output(TensorId::KeyValueIn, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
     add_positions(kv_in.ptr(), memory.ptr(), pe ? pe->ptr() : nullptr, p.B, p.Lkv, p.d);
     p.record(StageId::Input, {step_of("x", x), step_of("x + pe", query_in)});
     p.timed(StageId::Input);
@@ -124,25 +169,25 @@ void input_stage(Pass& p, const AttentionInputs& in) {
 void project_stage(Pass& p, const AttentionWeights& w) {
     const TensorId ids[] = {TensorId::WQ, TensorId::WK, TensorId::WV, TensorId::BQ, TensorId::BK, TensorId::BV};
     const Tensor* params[] = {&w.w_q, &w.w_k, &w.w_v, &w.b_q, &w.b_k, &w.b_v};
-    for (int i = 0; i < 6; ++i) add(p.tr, ids[i], *params[i]);
-    Tensor& q = add_zeros(p.tr, TensorId::Q, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
-    Tensor& k = add_zeros(p.tr, TensorId::K, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
-    Tensor& v = add_zeros(p.tr, TensorId::V, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
+    for (int i = 0; i < 6; ++i) p.copy(ids[i], *params[i]);
+    Tensor& q = p.output(TensorId::Q, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
+    Tensor& k = p.output(TensorId::K, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
+    Tensor& v = p.output(TensorId::V, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
     p.clock.lap();  // copying the weights into the trace is bookkeeping, not the projection
     const float* query_in = p.tr[TensorId::QueryIn].ptr();
     const float* kv_in = p.tr[TensorId::KeyValueIn].ptr();
-    linear(q.ptr(), query_in, w.w_q.ptr(), w.b_q.ptr(), p.B * p.Lq, p.d, p.d);
-    linear(k.ptr(), kv_in, w.w_k.ptr(), w.b_k.ptr(), p.B * p.Lkv, p.d, p.d);
-    linear(v.ptr(), kv_in, w.w_v.ptr(), w.b_v.ptr(), p.B * p.Lkv, p.d, p.d);
+    matmul(q.ptr(), query_in, w.w_q.ptr(), w.b_q.ptr(), p.B * p.Lq, p.d, p.d);
+    matmul(k.ptr(), kv_in, w.w_k.ptr(), w.b_k.ptr(), p.B * p.Lkv, p.d, p.d);
+    matmul(v.ptr(), kv_in, w.w_v.ptr(), w.b_v.ptr(), p.B * p.Lkv, p.d, p.d);
     p.record(StageId::Project, {step_of("x", p.tr[TensorId::QueryIn]), step_of("x @ W^Q + b", q)});
     p.timed(StageId::Project);
 }
 
 // 3. Split heads: (B, L, d_model) -> view (B, L, h, d_k) -> transpose(1, 2) (B, h, L, d_k).
 void split_stage(Pass& p) {
-    Tensor& q_heads = add_zeros(p.tr, TensorId::QHeads, {p.B, p.h, p.Lq, p.dk}, {"B", "h", "L_q", "d_k"});
-    Tensor& k_heads = add_zeros(p.tr, TensorId::KHeads, {p.B, p.h, p.Lkv, p.dk}, {"B", "h", "L_kv", "d_k"});
-    Tensor& v_heads = add_zeros(p.tr, TensorId::VHeads, {p.B, p.h, p.Lkv, p.dv}, {"B", "h", "L_kv", "d_v"});
+    Tensor& q_heads = p.output(TensorId::QHeads, {p.B, p.h, p.Lq, p.dk}, {"B", "h", "L_q", "d_k"});
+    Tensor& k_heads = p.output(TensorId::KHeads, {p.B, p.h, p.Lkv, p.dk}, {"B", "h", "L_kv", "d_k"});
+    Tensor& v_heads = p.output(TensorId::VHeads, {p.B, p.h, p.Lkv, p.dv}, {"B", "h", "L_kv", "d_v"});
     split_heads(q_heads.ptr(), p.tr[TensorId::Q].ptr(), p.B, p.Lq, p.h, p.dk);
     split_heads(k_heads.ptr(), p.tr[TensorId::K].ptr(), p.B, p.Lkv, p.h, p.dk);
     split_heads(v_heads.ptr(), p.tr[TensorId::V].ptr(), p.B, p.Lkv, p.h, p.dv);
@@ -152,43 +197,77 @@ void split_stage(Pass& p) {
     p.timed(StageId::SplitHeads);
 }
 
-// 4-8. Scaled dot-product attention, one (batch, head) slice at a time.
-void attention_stages(Pass& p) {
-    const std::vector<std::string> score_dims = {"B", "h", "L_q", "L_kv"};
-    Tensor& scores = add_zeros(p.tr, TensorId::Scores, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
-    Tensor& scaled = add_zeros(p.tr, TensorId::Scaled, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
-    const std::vector<int> mshape = mask_shape(p.c);
-    Tensor& mask = add_zeros(p.tr, TensorId::Mask, mshape,
-                             mshape.size() == 3 ? std::vector<std::string>{"B", "L_q", "L_kv"}
-                                                : std::vector<std::string>{"L_q", "L_kv"});
-    build_keep_mask(mask.ptr(), p.c);
-    Tensor& masked = add_zeros(p.tr, TensorId::Masked, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
-    Tensor& weights = add_zeros(p.tr, TensorId::Weights, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
-    Tensor& context = add_zeros(p.tr, TensorId::Context, {p.B, p.h, p.Lq, p.dv}, {"B", "h", "L_q", "d_v"});
-    const Tensor& q_heads = p.tr[TensorId::QHeads];
-    const Tensor& k_heads = p.tr[TensorId::KHeads];
-    const Tensor& v_heads = p.tr[TensorId::VHeads];
-    double sdpa_ms[5] = {};
-    const SdpaOptions opts{p.c.scale, p.c.mask_fill, sdpa_ms};
-    const bool use_mask = p.c.mask != MaskKind::None;
-    const long block = static_cast<long>(p.Lq) * p.Lkv;
-    for (long s = 0; s < static_cast<long>(p.B) * p.h; ++s) {
-        const SdpaOutputs out{scores.ptr() + s * block, scaled.ptr() + s * block, masked.ptr() + s * block,
-                              weights.ptr() + s * block, context.ptr() + s * p.Lq * p.dv};
-        const float* keep = use_mask ? mask.ptr() + (mshape.size() == 3 ? (s / p.h) * block : 0) : nullptr;
-        scaled_dot_product_attention(out, q_heads.ptr() + s * p.Lq * p.dk, k_heads.ptr() + s * p.Lkv * p.dk,
-                                     v_heads.ptr() + s * p.Lkv * p.dv, keep, p.Lq, p.Lkv, p.dk, p.dv, opts);
+// Where each keep row's kept keys end (its last kept key + 1; 0 when it keeps none):
+// from there on masked_fill writes only the fill.
+std::vector<int> kept_ends(const Tensor& mask) {
+    const int Lkv = mask.shape.back();
+    std::vector<int> ends(mask.size() / Lkv);
+    for (size_t r = 0; r < ends.size(); ++r) {
+        int end = Lkv;
+        while (end > 0 && mask.data[r * Lkv + end - 1] == 0.0f) --end;
+        ends[r] = end;
     }
-    const StageId sdpa_stages[5] = {StageId::Scores, StageId::Scale, StageId::Mask, StageId::Softmax, StageId::Context};
-    for (int i = 0; i < 5; ++i) p.tr.stage_ms[static_cast<int>(sdpa_stages[i])] += sdpa_ms[i];
-    p.record(StageId::Scores, {step_of("q_heads", q_heads),
+    return ends;
+}
+
+// The mask tensor, and the shape records of steps 4-8.
+Tensor& mask_tensor(Pass& p) {
+    const std::vector<int> mshape = mask_shape(p.c);
+    Tensor& mask = p.output(TensorId::Mask, mshape,
+                            mshape.size() == 3 ? std::vector<std::string>{"B", "L_q", "L_kv"}
+                                               : std::vector<std::string>{"L_q", "L_kv"});
+    build_keep_mask(mask.ptr(), p.c);
+    return mask;
+}
+
+void record_attention_steps(Pass& p) {
+    const Trace& tr = p.tr;
+    const Tensor &scores = tr[TensorId::Scores], &scaled = tr[TensorId::Scaled], &weights = tr[TensorId::Weights];
+    p.record(StageId::Scores, {step_of("q_heads", tr[TensorId::QHeads]),
                                {Msg::literal("k_heads.transpose(-2, -1)"), {p.B, p.h, p.dk, p.Lkv}, {"B", "h", "d_k", "L_kv"}},
                                step_of("q @ k^T", scores)});
     p.record(StageId::Scale, {step_of("scores", scores),
                               p.c.scale ? step_of("/ sqrt(d_k)", scaled) : step_of(Msg(Str::chk_trace_scaling_off), scaled)});
-    p.record(StageId::Mask, {step_of("mask", mask), step_of("masked_fill(mask == 0, fill)", masked)});
+    p.record(StageId::Mask, {step_of("mask", tr[TensorId::Mask]), step_of("masked_fill(mask == 0, fill)", tr[TensorId::Masked])});
     p.record(StageId::Softmax, {step_of("softmax(dim=-1)", weights)});
-    p.record(StageId::Context, {step_of("weights", weights), step_of("v_heads", v_heads), step_of("weights @ v", context)});
+    p.record(StageId::Context, {step_of("weights", weights), step_of("v_heads", tr[TensorId::VHeads]),
+                                step_of("weights @ v", tr[TensorId::Context])});
+}
+
+// 4-8. Scaled dot-product attention, one (batch, head) slice at a time, each step timed.
+void attention_stages(Pass& p) {
+    const std::vector<std::string> score_dims = {"B", "h", "L_q", "L_kv"};
+    Tensor& scores = p.output(TensorId::Scores, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
+    Tensor& scaled = p.output(TensorId::Scaled, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
+    const Tensor& mask = mask_tensor(p);
+    Tensor& masked = p.output(TensorId::Masked, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
+    Tensor& weights = p.output(TensorId::Weights, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
+    Tensor& context = p.output(TensorId::Context, {p.B, p.h, p.Lq, p.dv}, {"B", "h", "L_q", "d_v"});
+    const float *q_heads = p.tr[TensorId::QHeads].ptr(), *k_heads = p.tr[TensorId::KHeads].ptr(),
+                *v_heads = p.tr[TensorId::VHeads].ptr();
+    const bool use_mask = p.c.mask != MaskKind::None, per_item = mask.shape.size() == 3;
+    const std::vector<int> kept_end = use_mask ? kept_ends(mask) : std::vector<int>{};
+    std::vector<int> weights_end(static_cast<size_t>(p.Lq));
+    const float divisor = std::sqrt(static_cast<float>(p.dk)), fill = mask_fill_value(p.c.mask_fill);
+    const long block = static_cast<long>(p.Lq) * p.Lkv;
+    p.clock.lap();
+    for (long s = 0; s < static_cast<long>(p.B) * p.h; ++s) {
+        const long item = per_item ? s / p.h : 0;
+        float *sc = scores.ptr() + s * block, *scl = scaled.ptr() + s * block, *msk = masked.ptr() + s * block,
+              *wt = weights.ptr() + s * block;
+        matmul_nt(sc, q_heads + s * p.Lq * p.dk, k_heads + s * p.Lkv * p.dk, p.Lq, p.dk, p.Lkv);
+        p.timed(StageId::Scores);
+        if (p.c.scale) divide(scl, sc, block, divisor);
+        else std::copy(sc, sc + block, scl);
+        p.timed(StageId::Scale);
+        masked_fill(msk, scl, use_mask ? mask.ptr() + item * block : nullptr, p.Lq, p.Lkv, fill);
+        p.timed(StageId::Mask);
+        softmax_rows(wt, weights_end.data(), msk, use_mask ? kept_end.data() + item * p.Lq : nullptr, p.Lq, p.Lkv);
+        p.timed(StageId::Softmax);
+        matmul_rows(context.ptr() + s * p.Lq * p.dv, wt, v_heads + s * p.Lkv * p.dv, weights_end.data(), p.Lq, p.Lkv, p.dv);
+        p.timed(StageId::Context);
+    }
+    record_attention_steps(p);
     p.clock.lap();
 }
 
@@ -196,17 +275,17 @@ void attention_stages(Pass& p) {
 // 10. Output projection W^O mixes the heads.
 void output_stages(Pass& p, const AttentionWeights& w) {
     const Tensor& context = p.tr[TensorId::Context];
-    Tensor& concat = add_zeros(p.tr, TensorId::Concat, {p.B, p.Lq, p.h * p.dv}, {"B", "L_q", "h*d_v"});
+    Tensor& concat = p.output(TensorId::Concat, {p.B, p.Lq, p.h * p.dv}, {"B", "L_q", "h*d_v"});
     concat_heads(concat.ptr(), context.ptr(), p.B, p.h, p.Lq, p.dv);
     p.record(StageId::Concat, {step_of("context", context),
                                {Msg::literal("transpose(1, 2)"), {p.B, p.Lq, p.h, p.dv}, {"B", "L_q", "h", "d_v"}},
                                step_of("contiguous().view(B, L_q, h*d_v)", concat)});
     p.timed(StageId::Concat);
-    add(p.tr, TensorId::WO, w.w_o);
-    add(p.tr, TensorId::BO, w.b_o);
-    Tensor& output = add_zeros(p.tr, TensorId::Output, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
+    p.copy(TensorId::WO, w.w_o);
+    p.copy(TensorId::BO, w.b_o);
+    Tensor& output = p.output(TensorId::Output, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
     p.clock.lap();
-    linear(output.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), p.B * p.Lq, p.h * p.dv, p.d);
+    matmul(output.ptr(), concat.ptr(), w.w_o.ptr(), w.b_o.ptr(), p.B * p.Lq, p.h * p.dv, p.d);
     p.record(StageId::Output, {step_of("concat", concat), step_of("concat @ W^O + b", output)});
     p.timed(StageId::Output);
 }
@@ -244,19 +323,23 @@ AttentionWeights make_weights(const AttentionConfig& c) {
     return w;
 }
 
+void run_trace(Trace& tr, const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w) {
+    {
+        Pass p(tr, c);
+        input_stage(p, in);
+        project_stage(p, w);
+        split_stage(p);
+        attention_stages(p);
+        output_stages(p, w);
+    }  // the previous trace's unused tensors are freed here
+    const auto t0 = std::chrono::steady_clock::now();
+    check_invariants(tr);
+    tr.checks_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w) {
     Trace tr;
-    tr.config = c;
-    tr.tensors.reserve(kTensorCount);  // references into the vector stay valid while we add
-    for (int s = 0; s < kStageCount; ++s) tr.stages.push_back({static_cast<StageId>(s), {}, {}});
-    Pass p{tr, c, c.batch, c.L_q(), c.L_kv(), c.d_model, c.heads, c.d_k(), c.d_v(), {}};
-    input_stage(p, in);
-    project_stage(p, w);
-    split_stage(p);
-    attention_stages(p);
-    output_stages(p, w);
-    check_invariants(tr);
-    tr.checks_ms = p.clock.lap();
+    run_trace(tr, c, in, w);
     return tr;
 }
 

@@ -46,6 +46,7 @@ enum class Verdict {
                 // expected, as in PyTorch, but never shown as a pass
     Fact,       // not a check: shown in grey, not counted
 };
+inline Verdict holds(bool ok) { return ok ? Verdict::Pass : Verdict::Fail; }
 const char* verdict_name(Verdict v);  // "pass" | "fail" | "nan_masked" | "fact" (state(), JSON, CLI)
 
 struct InvariantCheck {
@@ -91,9 +92,16 @@ struct Trace {
     const StageRecord& stage(StageId id) const { return stages[static_cast<int>(id)]; }
 };
 
+// Adds a tensor under its id (named after it). A reference stays valid while the trace
+// holds at most kTensorCount tensors (run_trace reserves that many).
+Tensor& add_tensor(Trace& tr, TensorId id, Tensor t);
+
 // The config must be valid (validate() empty): callers check first and keep their
 // last good trace otherwise.
 Trace run_trace(const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w);
+// The same into an existing trace, reusing the buffers of its tensors that keep their
+// size (what the app does on every knob change). Inputs and weights must not be its own tensors.
+void run_trace(Trace& trace, const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w);
 Trace run_trace(const AttentionConfig& c);
 
 }  // namespace lab

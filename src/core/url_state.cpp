@@ -9,6 +9,7 @@
 
 #include "config_keys.h"
 #include "lessons.h"
+#include "block_trace.h"
 #include "stages.h"
 #include "tokens.h"
 
@@ -110,6 +111,9 @@ void read_config_key(Reader& r, const ConfigKey& k, void* c, const ConfigLimits&
         }
         case KeyType::KeepRows: r.custom_rows = r.value; break;
         case KeyType::Derived: break;
+        case KeyType::Text:
+            if (!k.parse_text(c, r.value)) r.note(Msg(k.hash_bad, r.shown, k.text_of(c)));
+            break;
     }
 }
 
@@ -134,9 +138,20 @@ bool read_view_key(Reader& r, UrlState& s) {
         if (split.cut) r.note(Msg(Str::url_token_cut, kMaxTokenBytes));
         if (split.dropped) r.note(Msg(Str::url_tokens_dropped, kMaxTokens));
     } else if (r.key == "stage") {
-        const int idx = stage_index(r.value);
+        const int idx = stage_index(r.value), block = block_stage_index(r.value);
         if (idx >= 0) s.view.stage = idx;
+        else if (block >= 0) s.view.block_stage = block;
         else r.note(Msg(Str::url_bad_stage, r.shown));
+    } else if (r.key == "model") {
+        r.on_off(&s.view.model);
+    } else if (r.key == "grad") {
+        r.on_off(&s.view.backward);
+    } else if (r.key == "layer") {
+        r.whole(&s.view.layer, 0, 63);
+    } else if (r.key == "sublayer") {
+        AttentionKind kind;
+        if (parse_attention_kind(r.value, &kind)) s.view.sublayer = r.value;
+        else r.note(Msg(Str::url_bad_sublayer, r.shown, s.view.sublayer));
     } else if (r.key == "exp") {
         if (r.value.size() <= 32 && r.value.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
             s.view.experiment = r.value;  // the app checks it names an experiment
@@ -221,6 +236,7 @@ std::string hash_value(const ConfigKey& k, const void* c) {
             const KeyChoice* ch = k.choice_of(c);
             return ch->short_name ? ch->short_name : ch->name;
         }
+        case KeyType::Text: return k.text_of(c);
         case KeyType::WholeList: {
             std::string s;
             for (int v : *k.ints_of(c)) s += (s.empty() ? "" : ",") + std::to_string(v);
@@ -298,20 +314,68 @@ std::string percent_decode(const std::string& s) {
 }
 
 std::string encode_url_state(const UrlState& s) {
+    if (s.train) {
+        const std::string h = encode_keys(train_keys().rows, &s.train_config);
+        return s.lang.empty() ? h : h + "&lang=" + percent_encode(s.lang);
+    }
     std::string h = encode_keys(attention_keys().rows, &s.config);
     if (!s.tokens.empty()) {
         std::string joined;
         for (size_t i = 0; i < s.tokens.size(); ++i) joined += (i ? " " : "") + s.tokens[i];
         h += "&tokens=" + percent_encode(joined);
     }
-    h += std::string("&stage=") + stage_infos()[s.view.stage].key + "&b=" + std::to_string(s.view.batch_item) +
+    const char* stage = s.view.block_stage >= 0 ? block_stage_infos()[s.view.block_stage].key : stage_infos()[s.view.stage].key;
+    h += std::string("&stage=") + stage + "&b=" + std::to_string(s.view.batch_item) +
          "&head=" + std::to_string(s.view.head) + "&all=" + (s.view.all_heads ? "1" : "0");
+    if (s.view.model) h += "&model=1&layer=" + std::to_string(s.view.layer) + "&sublayer=" + s.view.sublayer;
+    if (s.view.backward) h += "&grad=1";
     if (!s.view.experiment.empty()) h += "&exp=" + percent_encode(s.view.experiment);
     for (const auto& [key, value] : s.view.experiment_options) h += "&" + percent_encode(key) + "=" + percent_encode(value);
     if (s.view.lesson > 0) h += "&lesson=" + std::to_string(s.view.lesson) + "&step=" + std::to_string(s.view.lesson_step);
     if (!s.lang.empty()) h += "&lang=" + percent_encode(s.lang);
     return h;
 }
+
+namespace {
+
+// The hash's key=value pairs, percent-decoded.
+std::vector<std::pair<std::string, std::string>> hash_pairs(const std::string& hash) {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const std::string& part : split(hash, '&')) {
+        if (part.empty()) continue;
+        const size_t eq = part.find('=');
+        pairs.push_back({percent_decode(part.substr(0, eq)), eq == std::string::npos ? "" : percent_decode(part.substr(eq + 1))});
+    }
+    return pairs;
+}
+
+// A Train view link: the task first (its defaults are where the other knobs start),
+// then every knob; an invalid run falls back to the task's defaults with notes.
+void decode_train(const std::vector<std::pair<std::string, std::string>>& pairs, Reader& r, UrlDecode& d) {
+    TrainConfig task;
+    std::vector<Msg> ignored;
+    for (const auto& [key, value] : pairs)
+        if (key == train_keys().rows[0].hash_names[0]) decode_key(train_keys().rows, key, value, &task, &ignored, nullptr);
+    const TrainConfig defaults = resolve_train_config(task);
+    TrainConfig& c = d.state.train_config;
+    c = defaults;
+    std::set<std::string> seen;
+    for (const auto& [key, value] : pairs) {
+        r.key = key, r.value = value, r.shown = value.size() > 40 ? value.substr(0, 40) + "..." : value;
+        if (!seen.insert(key).second) r.note(Msg(Str::url_duplicate, key.substr(0, 40)));
+        else if (decode_key(train_keys().rows, key, value, &c, &d.notes, nullptr)) continue;
+        else if (key != "lang" || !read_view_key(r, d.state)) r.note(Msg(Str::url_unknown_key, key.substr(0, 40)));
+    }
+    const std::vector<ConfigError> errors = validate_train_config(c);
+    if (errors.empty()) return;
+    for (const ConfigError& e : errors) r.note(Msg::literal(e.param + ": ").then(e.message));
+    d.notes.push_back(Str::url_invalid_defaults);
+    TrainConfig fallback;
+    fallback.task = c.task;
+    c = resolve_train_config(fallback);
+}
+
+}  // namespace
 
 UrlDecode decode_url_state(const std::string& hash_in) {
     UrlDecode d;
@@ -322,14 +386,17 @@ UrlDecode decode_url_state(const std::string& hash_in) {
         d.notes.push_back(Msg(Str::url_too_long, kMaxHash));
         hash.resize(kMaxHash);
     }
-    std::set<std::string> seen;
+    const std::vector<std::pair<std::string, std::string>> pairs = hash_pairs(hash);
     Reader r{d.notes, "", "", "", ""};
-    for (const std::string& part : split(hash, '&')) {
-        if (part.empty()) continue;
-        const size_t eq = part.find('=');
-        r.key = percent_decode(part.substr(0, eq));
-        r.value = eq == std::string::npos ? "" : percent_decode(part.substr(eq + 1));
-        r.shown = r.value.size() > 40 ? r.value.substr(0, 40) + "..." : r.value;
+    for (const auto& pair : pairs)
+        if (pair.first == train_keys().rows[0].hash_names[0]) d.state.train = true;
+    if (d.state.train) {
+        decode_train(pairs, r, d);
+        return d;
+    }
+    std::set<std::string> seen;
+    for (const auto& [key, value] : pairs) {
+        r.key = key, r.value = value, r.shown = value.size() > 40 ? value.substr(0, 40) + "..." : value;
         if (!seen.insert(r.key).second) {
             r.note(Msg(Str::url_duplicate, r.key.substr(0, 40)));
             continue;

@@ -9,6 +9,10 @@
 // keys are the rows of core/config_keys.h; the view's (tokens, stage, b, head, all,
 // exp, lesson, step, lang) are this file's; "<experiment>.<option>" keys are the experiment's own
 // (read by the app with that experiment's key table, e.g. scaling.keys=10).
+//
+// A link to the Train view holds the training run's knobs instead (train_keys() of
+// core/train/train_config.h, the task first) and the language:
+//   #train=reverse&layers=1&heads=4&d_model=32&...&lr=const:0.003&eval_every=50&eval_size=256&lang=zh
 #pragma once
 #include <string>
 #include <utility>
@@ -17,6 +21,7 @@
 #include "config.h"
 #include "config_keys.h"
 #include "message.h"
+#include "train/train_config.h"
 
 namespace lab {
 
@@ -31,6 +36,13 @@ struct ViewSelection {
     // An experiment's own options, "<experiment>.<key>=<value>" in the hash (scaling.keys=10),
     // in the order given: the app reads them with that experiment's key table.
     std::vector<std::pair<std::string, std::string>> experiment_options;
+    // The stepper on a trained model (app/stepper_model.h): stage=<block stage key> shows one
+    // of the block's stages; model=1&layer=L&sublayer=K picks the attention; grad=1 the backward view.
+    int block_stage = -1;    // a BlockStageId, or -1 for `stage`
+    bool model = false;
+    int layer = 0;
+    std::string sublayer = "cross";
+    bool backward = false;
 };
 
 struct UrlState {
@@ -38,6 +50,8 @@ struct UrlState {
     std::vector<std::string> tokens;
     ViewSelection view;
     std::string lang;  // interface language "en" / "zh"; "" = not in the hash (the browser's language decides)
+    bool train = false;        // the Train view (train=TASK): train_config instead of config and view
+    TrainConfig train_config;  // resolved
 };
 
 struct UrlDecode {

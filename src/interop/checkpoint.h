@@ -12,9 +12,12 @@
 //   loss.npy (S,)   the loss before each update;  lr.npy (S,) the rate of each step (float32)
 //   grad1/NAME.npy  every parameter's gradient at step 1 (float32)
 //   logits.npy      (B, dec_len, vocab_out) the final parameters' logits on step 1's batch
-// "final" checkpoints (the shipped ones) hold manifest.json, final/, loss.npy and lr.npy.
+// "final" checkpoints (the shipped ones) hold manifest.json, final/, loss.npy and lr.npy;
+// "weights" (the page's download) those and init/.
 // Every file is a function of the config alone: the bytes repeat when the arithmetic
-// does (see README: the wasm build).
+// does (see README: the wasm build). The config's keys are the rows of train_keys()
+// (core/train/train_config.h), written in their order with the model's derived numbers
+// beside them; the reader reads the same rows.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,10 +25,11 @@
 
 #include "../core/config.h"
 #include "../core/train/trainer.h"
+#include "archive.h"
 
 namespace lab {
 
-enum class CheckpointParts { All, Final };
+enum class CheckpointParts { All, Final, Weights };
 
 // What a run collects for a full checkpoint besides the trainer's own state.
 struct CheckpointRecord {
@@ -41,13 +45,28 @@ std::string checkpoint_manifest(const Trainer& t);
 // Writes the folder (created, or an existing empty one). False with a message on I/O failure.
 bool write_checkpoint(const std::string& dir, Trainer& t, const CheckpointRecord& record, CheckpointParts parts,
                       std::string* error);
-// Why dir cannot receive a checkpoint ("" when it can): a file, or a folder that is not empty.
-std::string checkpoint_dir_problem(const std::string& dir);
+// The same files in memory, paths relative to the folder ("manifest.json", "final/x.npy").
+std::vector<ArchiveFile> checkpoint_files(Trainer& t, const CheckpointRecord& record, CheckpointParts parts);
+// Why dir cannot receive a checkpoint (empty when it can): a file, or a folder that is not empty.
+Msg checkpoint_dir_problem(const std::string& dir);
 
 // A manifest's config as a TrainConfig (every knob the trainer needs); errors name
 // the key. The config is validated like the CLI's.
 bool parse_checkpoint_config(const std::string& manifest_text, TrainConfig* out, std::vector<ConfigError>* errors);
 // Initialises the trainer from dir/manifest.json and loads final/ (or init/) parameters.
 bool load_checkpoint(const std::string& dir, const std::string& part, Trainer* t, std::vector<ConfigError>* errors);
+// The same from files in memory (paths as checkpoint_files writes them), e.g. the
+// shipped checkpoint the page fetched.
+bool load_checkpoint_files(const std::vector<ArchiveFile>& files, const std::string& part, Trainer* t,
+                           std::vector<ConfigError>* errors);
+
+// What a checkpoint says about the run that made it: its steps, the loss of every step
+// (loss.npy; empty when the files lack it) and manifest.json's held-out evaluations.
+struct CheckpointHistory {
+    int steps = 0;
+    std::vector<float> losses;
+    std::vector<EvalReport> evals;
+};
+CheckpointHistory checkpoint_history(const std::vector<ArchiveFile>& files);
 
 }  // namespace lab

@@ -151,7 +151,14 @@ private:
                 if (const FileValue* v = find(k.name)) read_rows(k, *v);
                 break;
             case KeyType::Derived: apply_derived(k); break;
+            case KeyType::Text: apply_text(k); break;
         }
+    }
+
+    // A string in the key's own syntax.
+    void apply_text(const ConfigKey& k) {
+        const FileValue* v = find(k.name);
+        if (v && !(v->kind == FileValue::String && k.parse_text(c_, v->s))) error(k.name, Msg(k.file_bad, render(*v)));
     }
 
     // Whole numbers: JSON/TOML integers, or floats with an integral value (512.0). A key

@@ -2,6 +2,7 @@
 // (CSV, .npy via core/npy.h, JSON), a standalone PyTorch script that reproduces the
 // trace, and a plain-text "prompt" describing the current stage.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "core/i18n.h"
@@ -25,6 +26,12 @@ std::string export_file_name(const AttentionConfig& c, const std::string& what, 
 // scaling is off), prints the shapes the way the tutorials do, and asserts
 // torch.allclose against the lab's weights and output. Exit 0 when PyTorch agrees.
 std::string pytorch_script(const Trace& trace);
+
+// A filled-in text template (the scripts above): "#@if NAME" / "#@else" / "#@end" lines
+// keep or drop what they enclose (nested), other "#@" lines are the template's own
+// comments, {{name}} becomes value_of(name).
+std::string fill_template(const char* text, const std::function<bool(const std::string&)>& flag_of,
+                          const std::function<std::string(const std::string&)>& value_of);
 
 // Plain text for pasting into a chat, in `lang`: formula, shapes, a few rows of values
 // for (batch item, head), invariant results.

@@ -28,6 +28,7 @@ Json key_json(const ConfigKey& k, const void* c) {
         case KeyType::Switch: return k.get(c) != 0;
         case KeyType::Decimal: return json_number(k.get_real(c));
         case KeyType::Choice: return k.choice_of(c)->name;
+        case KeyType::Text: return k.text_of(c);
         case KeyType::WholeList: return *k.ints_of(c);
         case KeyType::KeepRows: {
             int rows = 0, cols = 0;
@@ -56,20 +57,27 @@ Json keys_json(const std::vector<ConfigKey>& rows, const void* config) {
 
 std::string config_json(const AttentionConfig& c) { return json_text(config_json_value(c)); }
 
+Json steps_json(const std::vector<ShapeStep>& steps, Lang lang) {
+    Json out = Json::array();
+    for (const ShapeStep& st : steps) out.push_back({{"op", render(st.op, lang)}, {"shape", st.shape}, {"dims", st.dims}});
+    return out;
+}
+
+Json checks_json(const std::vector<InvariantCheck>& checks, Lang lang) {
+    Json out = Json::array();
+    for (const InvariantCheck& ch : checks)
+        out.push_back({{"id", ch.id}, {"label", render(ch.label, lang)}, {"pass", ch.passed()},
+                      {"verdict", verdict_name(ch.verdict)}, {"detail", render(ch.detail, lang)}});
+    return out;
+}
+
 Json stages_json(const Trace& trace, Lang lang) {
     Json out = Json::array();
     for (size_t s = 0; s < trace.stages.size(); ++s) {
         const StageRecord& rec = trace.stages[s];
         const StageInfo& info = stage_infos()[s];
-        Json steps = Json::array(), checks = Json::array();
-        for (const ShapeStep& st : rec.shape_steps)
-            steps.push_back({{"op", render(st.op, lang)}, {"shape", st.shape}, {"dims", st.dims}});
-        for (const InvariantCheck& ch : rec.checks)
-            checks.push_back({{"id", ch.id}, {"label", render(ch.label, lang)}, {"pass", ch.passed()},
-                              {"verdict", verdict_name(ch.verdict)},
-                              {"detail", render(ch.detail, lang)}});
         out.push_back({{"id", info.key}, {"index", static_cast<int>(s)}, {"title", tr(info.title, lang)},
-                       {"steps", steps}, {"checks", checks}});
+                       {"steps", steps_json(rec.shape_steps, lang)}, {"checks", checks_json(rec.checks, lang)}});
     }
     return out;
 }

@@ -33,6 +33,8 @@ std::string config_json(const AttentionConfig& c);
 
 // [{"id", "index", "title", "steps": [{"op", "shape", "dims"}], "checks": [{"id", "label", "pass", "detail"}]}]
 Json stages_json(const Trace& trace, Lang lang);
+Json steps_json(const std::vector<ShapeStep>& steps, Lang lang);       // the "steps" of one stage
+Json checks_json(const std::vector<InvariantCheck>& checks, Lang lang); // the "checks" of one stage
 // {"name", "file", "shape", "dims"} per tensor, with the config: manifest.json's text.
 std::string manifest_json(const Trace& trace);
 // Creates dir if needed; on failure returns false with the reason in *error.

@@ -151,6 +151,8 @@ std::string substitute(const std::string& line, const std::function<std::string(
     return out + line.substr(at);
 }
 
+}  // namespace
+
 // Fills a text template: "#@if NAME" / "#@else" / "#@end" lines keep or drop what they
 // enclose (nested), other "#@" lines are the template's own comments, {{name}} becomes
 // value_of(name).
@@ -180,8 +182,6 @@ std::string fill_template(const char* text, const std::function<bool(const std::
     }
     return out;
 }
-
-}  // namespace
 
 std::string pytorch_script(const Trace& trace) {
     const Regenerable regen = regenerable(trace);

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <iterator>
 #include <string>
 
 #include "app/lab_app.h"
@@ -86,6 +87,22 @@ void save_text(const char* key, const std::string& text) {
     std::ofstream(file) << text;
 }
 
+// The shipped checkpoints are read from the source tree's web/checkpoints: every file of
+// the task's folder (manifest.json, final/, loss.npy, lr.npy), then handed to the app.
+void fetch_checkpoint(const std::string& task) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(LAB_CHECKPOINT_DIR) / task;
+    std::vector<lab::ArchiveFile> files;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (!it->is_regular_file()) continue;
+        std::ifstream in(it->path(), std::ios::binary);
+        files.push_back({fs::relative(it->path(), dir).generic_string(),
+                         std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())});
+    }
+    lab::lab_checkpoint_arrived(*s.app, task, files, ec ? dir.string() + ": " + ec.message() : std::string());
+}
+
 void write_ppm(const std::string& path, int w, int h) {
     std::string pixels(static_cast<size_t>(w) * h * 3, '\0');
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -144,6 +161,7 @@ void connect(GLFWwindow* window, lab::LabApp& app) {
     app.host.copy_text = copy_text;
     app.host.load_text = load_text;
     app.host.save_text = save_text;
+    app.host.fetch_checkpoint = fetch_checkpoint;
     // The interface language: --hash's lang= wins, else --lang, else the locale (zh* -> 中文).
     for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"})
         if (s.lang.empty() && std::getenv(var) && *std::getenv(var)) s.lang = std::getenv(var);

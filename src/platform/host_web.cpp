@@ -42,6 +42,8 @@ struct State {
     long drawn_by_state = 0;     // frames drawn inside window.lab.state() (draw_due_frames)
     std::string hash_written;    // the URL hash as the app last wrote it
     int ime_x = 0, ime_y = 0;    // the text caret, for the input method's window
+    std::string checkpoint_bytes;                   // a shipped checkpoint's file arriving
+    std::vector<lab::ArchiveFile> checkpoint_files;  // and those that have
 };
 State s;
 
@@ -78,6 +80,7 @@ EM_JS(void, js_stored_copy, (const char* key, char* out, int size), {
 EM_JS(void, js_store, (const char* key, const char* text), {
     try { window.localStorage.setItem(UTF8ToString(key), UTF8ToString(text)); } catch (e) {}
 });
+EM_JS(void, js_fetch_checkpoint, (const char* task), { window.lab.fetchCheckpoint(UTF8ToString(task)); });
 EM_JS(void, js_set_ready, (), {
     window.lab.ready = true;
     if (window.labReady) window.labReady();  // index.html: the loader goes
@@ -120,6 +123,7 @@ void save_file(const std::string& name, const std::string& bytes, const char* mi
     js_save_file(name.c_str(), bytes.data(), static_cast<int>(bytes.size()), mime);
 }
 void copy_text(const std::string& text) { js_copy_text(text.c_str()); }
+void fetch_checkpoint(const std::string& task) { js_fetch_checkpoint(task.c_str()); }
 std::string share_url(const std::string& hash) {
     return js_string([&] { return js_url_size(hash.c_str()); },
                      [&](char* out, int size) { js_url_copy(hash.c_str(), out, size); });
@@ -219,6 +223,7 @@ void connect(GLFWwindow* window, lab::LabApp& app) {
     app.host.share_url = share_url;
     app.host.load_text = load_text;
     app.host.save_text = save_text;
+    app.host.fetch_checkpoint = fetch_checkpoint;
     ImGuiIO& io = ImGui::GetIO();
     io.ImeSetInputScreenPosFn = on_ime_position;
     io.GetClipboardTextFn = clipboard_get;
@@ -340,6 +345,22 @@ EMSCRIPTEN_KEEPALIVE unsigned char* lab_font_buffer(int size) {
 }
 EMSCRIPTEN_KEEPALIVE void lab_font_arrived(int ok, const char* error) {
     lab_font::arrived(ok != 0, error ? error : "");
+    lab_pacing::wake();
+}
+
+// A shipped checkpoint (web/lab_bridge.js fetches the page's checkpoints/<task>/ files):
+// each file's bytes into the buffer, then its path; then done (error "" when all came).
+EMSCRIPTEN_KEEPALIVE unsigned char* lab_checkpoint_buffer(int size) {
+    lab_host::s.checkpoint_bytes.assign(size > 0 ? static_cast<size_t>(size) : 0, '\0');
+    return reinterpret_cast<unsigned char*>(&lab_host::s.checkpoint_bytes[0]);
+}
+EMSCRIPTEN_KEEPALIVE void lab_checkpoint_file(const char* path) {
+    lab_host::s.checkpoint_files.push_back({path ? path : "", std::move(lab_host::s.checkpoint_bytes)});
+    lab_host::s.checkpoint_bytes.clear();
+}
+EMSCRIPTEN_KEEPALIVE void lab_checkpoint_done(const char* task, const char* error) {
+    lab::lab_checkpoint_arrived(*lab_host::s.app, task ? task : "", lab_host::s.checkpoint_files, error ? error : "");
+    lab_host::s.checkpoint_files.clear();
     lab_pacing::wake();
 }
 

@@ -254,7 +254,9 @@ test('interop: a pasted TOML or JSON config loads; ignored keys and errors becom
     { timeout: T, message: 'TOML paste -> d_model 16, heads 4, seq_len 5' });
   assert(s1.config.d_k === 4 && s1.config.kv_len === 5 && s1.errors.length === 0, `after TOML: ${JSON.stringify(s1.config)} errors ${JSON.stringify(s1.errors)}`);
   assert(s1.last_action === 'loaded pasted config (toml)', `last_action after TOML: ${s1.last_action}`);
-  assert(same(s1.notes, ['pasted config: ignored (not used by the lab): api.*']), `notes after TOML: ${JSON.stringify(s1.notes)}`);
+  assert(same(s1.notes, ['pasted config: from the file: d_model=16, heads=4, seq_len=5',
+    'pasted config: kept from before (the file does not set them): batch=2, seed=42, mask=causal, mask_fill=-inf, scale=on, pe=on, bias=on, cross=off',
+    'pasted config: ignored (not used by the lab): api.*']), `notes after TOML: ${JSON.stringify(s1.notes)}`);
   assert(same(s1.stages.find((x) => x.id === 'softmax').steps.at(-1).shape, [s1.config.batch, 4, 5, 5]), 'weights shape did not follow the TOML');
   assert(/(^|&)d_model=16&heads=4&seq_len=5(&|$)/.test(s1.url_hash), `url_hash after TOML: ${s1.url_hash}`);
 
@@ -280,7 +282,9 @@ test('interop: a pasted TOML or JSON config loads; ignored keys and errors becom
   await paste('{"d_model": 24, "num_heads": 6, "batch_size": 3}');
   const s4 = await waitForState(t, (s) => s.config.d_model === 24 && s.config.heads === 6 && s.config.batch === 3,
     { timeout: T, message: 'JSON paste -> d_model 24, heads 6, batch 3' });
-  assert(s4.notes.length === 0 && s4.config.seq_len === 5 && s4.last_action === 'loaded pasted config (json)',
+  assert(same(s4.notes, ['pasted config: from the file: d_model=24, heads=6, batch=3',
+    'pasted config: kept from before (the file does not set them): seq_len=5, seed=42, mask=causal, mask_fill=-inf, scale=on, pe=on, bias=on, cross=off'])
+    && s4.config.seq_len === 5 && s4.last_action === 'loaded pasted config (json)',
     `after valid JSON: notes ${JSON.stringify(s4.notes)}, seq_len ${s4.config.seq_len}, last_action ${s4.last_action}`);
   await parkMouse(t);
   await screenshotNotBlank(t, 'config-pasted.png');
@@ -295,7 +299,8 @@ test('interop: a config file dropped on the page loads; garbage gets a note', as
   assert(s1.config.d_k === 64 && s1.config.seed === 42 && s1.errors.length === 0, `after paper.json: ${JSON.stringify(s1.config)}`);
   assert(s1.last_action === 'loaded paper.json (json)', `last_action ${s1.last_action}`);
   const ign = s1.notes.find((n) => n.startsWith('paper.json: ignored'));
-  assert(ign && /\bd_ff\b/.test(ign) && /\bP_drop\b/.test(ign) && s1.notes.length === 1, `notes after paper.json: ${JSON.stringify(s1.notes)}`);
+  assert(ign && /\bd_ff\b/.test(ign) && /\bP_drop\b/.test(ign) && s1.notes.length === 3
+    && s1.notes[1] === 'paper.json: kept from before (the file does not set them): mask=causal, mask_fill=-inf, scale=on, pe=on, bias=on, cross=off', `notes after paper.json: ${JSON.stringify(s1.notes)}`);
   assert(same(s1.stages.find((x) => x.id === 'softmax').steps.at(-1).shape, [2, 8, 10, 10]), 'weights shape did not follow paper.json');
 
   // A binary file (an image's header and noise): a note; the page keeps going with the same config.

@@ -239,8 +239,12 @@ for (const lang of LANGS) {
       if (shows) assert(insideRect(s.layout['note:untrained'], vp), `${key}: note off screen ${JSON.stringify(s.layout['note:untrained'])}`);
     }
     await pickExperiment(t, 'heads');
-    await waitForState(t, (x) => x.experiment && x.experiment.key === 'heads' && x.render.settled, { timeout: T, message: 'heads' });
+    s = await waitForState(t, (x) => x.experiment && x.experiment.key === 'heads' && x.render.settled, { timeout: T, message: 'heads' });
     await screenshotNotBlank(t, `untrained-note-heads-${lang}.png`);
+    // The note's pointer opens the Train view, where weights learn.
+    assert(insideRect(layoutRect(s, 'note:train'), vp), `pointer ${JSON.stringify(s.layout['note:train'])}`);
+    await clickRect(t, layoutRect(s, 'note:train'));
+    s = await waitForState(t, (x) => x.training && x.training.view_open && !x.experiment, { timeout: T, message: 'the Train view opened by note:train' });
   }, { viewport: { width: 1024, height: 640 } });
 }
 

@@ -245,6 +245,15 @@ def mha_pipeline(config, query_in, key_value_in, params, mask):
 
 # ---------------------------------------------------------------- comparison
 
+def agreement_tol(d_model):
+    """Tolerance of two float32 computations of the lab's tensors, sized for float32 sums
+    of d_model terms (the rule of tests/compare.h, where it is explained): two roundings of
+    a sum of n products differ by about 2*n*u times the terms' size (u = 2**-24); every
+    tensor lies behind at most two chained sums of at most d_model terms; 16*u more for the
+    elementwise steps. Judged as |got - want| <= tol * (max(1, max|want|) + |want|)."""
+    return (4.0 * d_model + 16) * 2.0 ** -24
+
+
 def compare(a, b, atol=1e-5, rtol=1e-5):
     """Return (ok, max_abs_err, note). NaN positions and +-inf positions must agree;
     finite entries must satisfy |a-b| <= atol + rtol*|b|. max_abs_err is over finite pairs."""

@@ -83,61 +83,73 @@ class FunctionalModel:
         length = max(config["src_len"], config["dec_len"])
         self.pe = torch.tensor(positional_encoding(length, config["d_model"]), dtype=dtype)
 
+    def tap(self, name, t):
+        """Every intermediate passes through here by name (a subclass can keep it)."""
+        return t
+
     def mha(self, prefix, xq, xkv, causal):
-        p, c = self.p, self.c
+        p, c, tap = self.p, self.c, self.tap
+        xq, xkv = tap(prefix + "/x", xq), tap(prefix + "/mem", xkv)
         w = p[prefix + ".in_proj_weight"]
         d = w.shape[1]
         b = p.get(prefix + ".in_proj_bias")
         bq, bk, bv = (b[:d], b[d:2 * d], b[2 * d:]) if b is not None else (None, None, None)
         q, k, v = F.linear(xq, w[:d], bq), F.linear(xkv, w[d:2 * d], bk), F.linear(xkv, w[2 * d:], bv)
+        q, k, v = tap(prefix + "/q", q), tap(prefix + "/k", k), tap(prefix + "/v", v)
         B, Lq, Lk, h = q.shape[0], q.shape[1], k.shape[1], c["heads"]
         dk = d // h
-        q = q.view(B, Lq, h, dk).transpose(1, 2)
-        k = k.view(B, Lk, h, dk).transpose(1, 2)
-        v = v.view(B, Lk, h, dk).transpose(1, 2)
-        s = q @ k.transpose(-2, -1)
+        q = tap(prefix + "/q_heads", q.view(B, Lq, h, dk).transpose(1, 2))
+        k = tap(prefix + "/k_heads", k.view(B, Lk, h, dk).transpose(1, 2))
+        v = tap(prefix + "/v_heads", v.view(B, Lk, h, dk).transpose(1, 2))
+        s = tap(prefix + "/scores", q @ k.transpose(-2, -1))
         if c["scale"]:
             s = s / math.sqrt(dk)
+        s = tap(prefix + "/scaled", s)
         if causal:
             s = s.masked_fill(~causal_keep(Lq), float("-inf"))
-        a = torch.softmax(s, dim=-1)
-        ctx = (a @ v).transpose(1, 2).reshape(B, Lq, d)
-        return F.linear(ctx, p[prefix + ".out_proj.weight"], p.get(prefix + ".out_proj.bias"))
+        s = tap(prefix + "/masked", s)
+        a = tap(prefix + "/weights", torch.softmax(s, dim=-1))
+        ctx = tap(prefix + "/context", a @ v)
+        ctx = tap(prefix + "/concat", ctx.transpose(1, 2).reshape(B, Lq, d))
+        return tap(prefix + "/output", F.linear(ctx, p[prefix + ".out_proj.weight"], p.get(prefix + ".out_proj.bias")))
 
     def norm(self, prefix, x):
-        return F.layer_norm(x, (x.shape[-1],), self.p[prefix + ".weight"], self.p[prefix + ".bias"],
-                            self.c["layer_norm_eps"])
+        x = self.tap(prefix + "/in", x)
+        return self.tap(prefix + "/out", F.layer_norm(x, (x.shape[-1],), self.p[prefix + ".weight"],
+                                                      self.p[prefix + ".bias"], self.c["layer_norm_eps"]))
 
     def ffn(self, prefix, x):
-        p = self.p
-        hidden = F.relu(F.linear(x, p[prefix + ".linear1.weight"], p[prefix + ".linear1.bias"]))
-        return F.linear(hidden, p[prefix + ".linear2.weight"], p[prefix + ".linear2.bias"])
+        p, tap = self.p, self.tap
+        x = tap(prefix + "/ffn_in", x)
+        hidden = tap(prefix + "/ffn_hidden", F.linear(x, p[prefix + ".linear1.weight"], p[prefix + ".linear1.bias"]))
+        hidden = tap(prefix + "/ffn_relu", F.relu(hidden))
+        return tap(prefix + "/ffn_out", F.linear(hidden, p[prefix + ".linear2.weight"], p[prefix + ".linear2.bias"]))
 
-    def embed(self, tokens):
-        x = F.embedding(tokens, self.p["embedding.weight"]) * math.sqrt(self.c["d_model"])
-        return x + self.pe[: tokens.shape[1]] if self.c["pe"] else x
+    def embed(self, tokens, stream=""):
+        x = self.tap(stream + "_embed", F.embedding(tokens, self.p["embedding.weight"]) * math.sqrt(self.c["d_model"]))
+        return self.tap(stream + "_x", x + self.pe[: tokens.shape[1]] if self.c["pe"] else x)
 
     def logits(self, src, dec_in):
         c = self.c
         if c["model"] == "encoder_decoder":
-            mem = self.embed(src)
+            mem = self.embed(src, "src")
             for i in range(c["layers"]):
                 pre = f"encoder.layers.{i}"
                 mem = self.norm(pre + ".norm1", mem + self.mha(pre + ".self_attn", mem, mem, False))
                 mem = self.norm(pre + ".norm2", mem + self.ffn(pre, mem))
-            x = self.embed(dec_in)
+            x = self.embed(dec_in, "dec")
             for i in range(c["layers"]):
                 pre = f"decoder.layers.{i}"
                 x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, True))
                 x = self.norm(pre + ".norm2", x + self.mha(pre + ".multihead_attn", x, mem, False))
                 x = self.norm(pre + ".norm3", x + self.ffn(pre, x))
         else:
-            x = self.embed(dec_in)
+            x = self.embed(dec_in, "dec")
             for i in range(c["layers"]):
                 pre = f"layers.{i}"
                 x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, True))
                 x = self.norm(pre + ".norm2", x + self.ffn(pre, x))
-        return F.linear(x, self.p["generator.weight"], self.p["generator.bias"])
+        return self.tap("logits", F.linear(x, self.p["generator.weight"], self.p["generator.bias"]))
 
     def loss(self, src, dec_in, dec_out, loss_mask):
         return task_loss(self.logits(src, dec_in), dec_out, loss_mask, self.c["label_smoothing"])

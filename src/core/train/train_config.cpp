@@ -1,8 +1,10 @@
 // train/train_config.cpp — Attention Lab core: training defaults and validation.
 #include "train_config.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace lab {
 
@@ -41,12 +43,6 @@ TrainConfig resolve_train_config(const TrainConfig& in) {
 
 namespace {
 
-std::string format_number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
 // V^L, or a number above cap when it is larger.
 double sequence_space(int vocab, int length, double cap) {
     double n = 1;
@@ -54,59 +50,113 @@ double sequence_space(int vocab, int length, double cap) {
     return n;
 }
 
+bool read_real(const std::string& text, double* out) {
+    if (text.empty() || text.size() > 40) return false;
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(text.c_str(), &end);
+    if (errno || *end != '\0' || !std::isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
+static_assert(ConfigLimits{}.max_vocab <= kMaxTaskVocab, "the task generators hold at most kMaxTaskVocab symbols");
+
+using T = TrainConfig;
+const T& as_train(const void* c) { return *static_cast<const T*>(c); }
+
+KeyTable<T> make_train_keys() {
+    KeyTable<T> t;
+    t.rows = {
+        choice<&T::task>("task", {{"copy", nullptr, int(TaskKind::Copy)},
+                                  {"reverse", nullptr, int(TaskKind::Reverse)},
+                                  {"sort", nullptr, int(TaskKind::Sort)},
+                                  {"induction", nullptr, int(TaskKind::Induction)}})
+            .flag("--task").hash({"train"}).messages(Str::url_bad_task, Str::io_bad_task, Str::cli_expect_task),
+        whole<&T::layers>("layers", 1, &ConfigLimits::max_layers).flag("--layers"),
+        whole<&T::heads>("heads", 1, &ConfigLimits::max_train_heads).flag("--heads"),
+        whole<&T::d_model>("d_model", 1, &ConfigLimits::max_train_d_model).flag("--d-model"),
+        whole<&T::d_ff>("d_ff", 1, &ConfigLimits::max_d_ff).flag("--d-ff"),
+        whole<&T::vocab>("vocab", 2, &ConfigLimits::max_vocab).flag("--vocab"),
+        whole<&T::length>("length", 2, &ConfigLimits::max_task_len).flag("--length"),
+        whole<&T::gap>("gap", 0, &ConfigLimits::max_task_len)
+            .flag("--gap").hashed_when([](const void* c) { return as_train(c).task == TaskKind::Induction; }),
+        whole<&T::batch>("batch", 1, &ConfigLimits::max_train_batch).flag("--batch"),
+        whole<&T::steps>("steps", 1, &ConfigLimits::max_steps).flag("--steps"),
+        whole<&T::seed>("seed", 0, &ConfigLimits::max_seed).flag("--seed").checked_when_read(),
+        on_off<&T::scale>("scale").flag("--no-scale"),
+        on_off<&T::pe>("pe").flag("--no-pe"),
+        on_off<&T::bias>("bias").flag("--no-bias"),
+        decimal<&T::label_smoothing>("label_smoothing", 0.0, 0.99).flag("--label-smoothing"),
+        text_key("lr", [](void* c, const std::string& s) { return parse_lr(s, &static_cast<T*>(c)->lr); },
+                 [](const void* c) { return lr_text(as_train(c).lr); })
+            .flag("--lr").messages(Str::url_bad_lr, Str::io_bad_lr, Str::cli_expect_lr),
+        whole<&T::eval_every>("eval_every", 1, &ConfigLimits::max_steps).flag("--eval-every"),
+        whole<&T::eval_size>("eval_size", 1, &ConfigLimits::max_eval_size).flag("--eval-size"),
+        decimal<&T::target_exact>("target_exact", 0.0, 1.0)
+            .flag("--target-exact").hashed_when([](const void* c) { return as_train(c).target_exact > 0; }),
+    };
+    return t;
+}
+
+// Every row's range (whole numbers a row leaves to validation, and decimals), then the
+// learning rate's numbers.
+void check_ranges(const T& c, const ConfigLimits& limits, std::vector<ConfigError>& errors) {
+    for (const ConfigKey& k : train_keys().rows) {
+        if (k.type == KeyType::Whole && k.validated) {
+            const long long v = k.get(&c);
+            if (v < k.lo || v > k.max(limits)) errors.push_back({k.name, Msg(Str::train_range_whole, k.name, k.lo, k.max(limits), v)});
+        } else if (k.type == KeyType::Decimal) {
+            const double v = k.get_real(&c);
+            if (!(v >= k.lo_real && v <= k.hi_real))  // also catches NaN
+                errors.push_back({k.name, Msg(Str::train_range_real, k.name, k.lo_real, k.hi_real, v)});
+        }
+    }
+    auto real = [&](double v, double lo, double hi) {
+        if (!(v >= lo && v <= hi)) errors.push_back({"lr", Msg(Str::train_range_real, "lr", lo, hi, v)});
+    };
+    if (c.lr.schedule == LrSchedule::Const) {
+        real(c.lr.rate, 1e-8, 1);
+    } else {
+        real(c.lr.factor, 1e-6, 1000);
+        real(c.lr.warmup, 1, 1e7);
+    }
+}
+
 }  // namespace
 
-std::vector<ConfigError> validate_train_config(const TrainConfig& c) {
+const KeyTable<TrainConfig>& train_keys() {
+    static const KeyTable<TrainConfig> table = make_train_keys();
+    return table;
+}
+
+std::vector<ConfigError> validate_train_config(const TrainConfig& c, const ConfigLimits& limits) {
     std::vector<ConfigError> errors;
-    auto range = [&](const char* param, double v, double lo, double hi) {
-        if (!(v >= lo && v <= hi))  // also catches NaN
-            errors.push_back({param, Msg::literal(std::string(param) + " must be in [" + format_number(lo) + ", " +
-                                         format_number(hi) + "], got " + format_number(v))});
-    };
-    range("layers", c.layers, 1, 6);
-    range("d_model", c.d_model, 1, 256);
-    range("heads", c.heads, 1, 64);
-    range("d_ff", c.d_ff, 1, 1024);
-    range("vocab", c.vocab, 2, kMaxTaskVocab);
-    range("length", c.length, 2, 64);
-    range("gap", c.gap, 0, 64);
-    if (c.gap > 0 && c.task != TaskKind::Induction)
-        errors.push_back({"gap", Msg::literal("gap applies to the induction task only (got gap=" + std::to_string(c.gap) + ")")});
-    range("batch", c.batch, 1, 1024);
-    range("steps", c.steps, 1, 1000000);
-    range("eval_every", c.eval_every, 1, 1000000);
-    range("eval_size", c.eval_size, 1, 4096);
-    range("target_exact", c.target_exact, 0, 1);
-    if (!(c.label_smoothing >= 0 && c.label_smoothing < 1))
-        errors.push_back({"label_smoothing", Msg::literal("label_smoothing must be in [0, 1), got " + format_number(c.label_smoothing))});
-    if (c.lr.schedule == LrSchedule::Const) range("lr", c.lr.rate, 1e-8, 1);
-    else {
-        range("lr", c.lr.factor, 1e-6, 1000);
-        range("lr", c.lr.warmup, 1, 1e7);
-    }
+    check_ranges(c, limits, errors);
+    if (c.gap > 0 && c.task != TaskKind::Induction) errors.push_back({"gap", Msg(Str::train_gap_not_induction, c.gap)});
     if (!errors.empty()) return errors;
     if (c.d_model % c.heads != 0) {
         std::string valid;
         for (int h : valid_heads(c.d_model)) valid += (valid.empty() ? "" : ", ") + std::to_string(h);
-        errors.push_back({"heads", Msg::literal("d_model=" + std::to_string(c.d_model) + " is not divisible by heads=" +
-                                       std::to_string(c.heads) + " (valid heads: " + valid + ")")});
+        errors.push_back({"heads", Msg(Str::cfg_heads_not_divisor, c.d_model, c.heads, valid)});
     }
     if (c.task == TaskKind::Induction && c.vocab < c.length)
-        errors.push_back({"vocab", Msg::literal("induction draws length=" + std::to_string(c.length) + " distinct symbols: vocab=" +
-                                       std::to_string(c.vocab) + " must be at least length")});
+        errors.push_back({"vocab", Msg(Str::train_induction_vocab, c.length, c.vocab)});
     // Held-out sequences must be distinct and leave most sequences for training.
     const double needed = 4.0 * c.eval_size;
     if (sequence_space(c.vocab, c.length, needed) < needed)
-        errors.push_back({"eval_size", Msg::literal("vocab=" + std::to_string(c.vocab) + " and length=" + std::to_string(c.length) +
-                                           " give only " + format_number(sequence_space(c.vocab, c.length, needed)) +
-                                           " distinct sequences; eval_size=" + std::to_string(c.eval_size) +
-                                           " needs at least 4x as many: raise vocab or length, or lower eval_size")});
+        errors.push_back({"eval_size", Msg(Str::train_eval_space, c.vocab, c.length, sequence_space(c.vocab, c.length, needed),
+                                           c.eval_size)});
     const ModelLayout layout = make_layout(model_shape(c));
     const double bytes = 4.0 * 2 * workspace_size(layout, c.batch + (c.eval_size < 256 ? c.eval_size : 256));
     if (bytes > 512.0 * 1024 * 1024)
-        errors.push_back({"batch", Msg::literal("the activations of batch=" + std::to_string(c.batch) + " need " +
-                                       format_number(std::round(bytes / (1024 * 1024))) +
-                                       " MiB (limit 512 MiB): lower batch, length or d_model")});
+        errors.push_back({"batch", Msg(Str::train_memory, c.batch, std::round(bytes / (1024 * 1024)))});
     return errors;
 }
 
@@ -139,5 +189,31 @@ ModelShape model_shape(const TrainConfig& c) {
 }
 
 const char* lr_schedule_name(LrSchedule s) { return s == LrSchedule::Paper ? "paper" : "const"; }
+
+bool parse_lr(const std::string& text, LrConfig* lr) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (size_t colon; (colon = text.find(':', start)) != std::string::npos; start = colon + 1)
+        parts.push_back(text.substr(start, colon - start));
+    parts.push_back(text.substr(start));
+    LrConfig r;
+    if (parts[0] == "paper" && parts.size() <= 3) {
+        r.schedule = LrSchedule::Paper;
+        if (parts.size() >= 2 && (!read_real(parts[1], &r.factor) || r.factor <= 0)) return false;
+        if (parts.size() == 3 && (!read_real(parts[2], &r.warmup) || r.warmup < 1)) return false;
+    } else if (parts[0] == "const" && parts.size() == 2) {
+        r.schedule = LrSchedule::Const;
+        if (!read_real(parts[1], &r.rate) || r.rate <= 0) return false;
+    } else {
+        return false;
+    }
+    *lr = r;
+    return true;
+}
+
+std::string lr_text(const LrConfig& lr) {
+    if (lr.schedule == LrSchedule::Const) return "const:" + number_text(lr.rate);
+    return "paper:" + number_text(lr.factor) + ":" + number_text(lr.warmup);
+}
 
 }  // namespace lab

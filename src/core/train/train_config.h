@@ -2,16 +2,18 @@
 // struct, defaults resolved in one place, validation that names the parameter.
 //
 // Zero means "default" (sokol style) for the numbers; resolve_train_config fills them
-// in. Parameter names in messages are the CLI's flags without dashes' prefix
-// (d_model, heads, ...); the CLI prints them as --d-model, --heads, ...
-// Messages are plain English for now (the CLI is their only reader); they move to
-// the shared configuration-key table with the page.
+// in. train_keys() is the knobs' table (core/config_keys.h): one row per knob, read by
+// `attnlab train`'s flags, the page's link (#train=reverse&layers=1&...), the
+// checkpoint's manifest.json and written by all three; its ranges are the ones
+// validate_train_config judges. Parameter names in messages are the rows' names
+// (d_model, heads, ...); the CLI says them as its flags (--d-model, --heads, ...).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "../config.h"
+#include "../config_keys.h"
 #include "model.h"
 #include "optimizer.h"
 #include "tasks.h"
@@ -41,12 +43,19 @@ struct TrainConfig {
     LrConfig lr;         // rate/factor/warmup 0: defaults (const 3e-3; paper factor 1, warmup 4000)
 };
 
+// The knobs, in the order manifest.json and links write them.
+const KeyTable<TrainConfig>& train_keys();
+
 TrainConfig resolve_train_config(const TrainConfig& c);
-// Expects a resolved config. Empty when valid.
-std::vector<ConfigError> validate_train_config(const TrainConfig& c);
+// Expects a resolved config. Empty when valid; each error names its key (train_keys()).
+std::vector<ConfigError> validate_train_config(const TrainConfig& c, const ConfigLimits& limits = {});
 TaskSpec task_spec(const TrainConfig& c);
 ModelShape model_shape(const TrainConfig& c);
 
 const char* lr_schedule_name(LrSchedule s);  // "paper" | "const"
+// The lr key's syntax: paper | paper:FACTOR | paper:FACTOR:WARMUP | const:RATE (positive
+// numbers; paper's factor and warmup 0 = default). lr_text writes what parse_lr reads.
+bool parse_lr(const std::string& text, LrConfig* lr);
+std::string lr_text(const LrConfig& lr);
 
 }  // namespace lab

@@ -75,14 +75,8 @@ void Trainer::record_stop(StopCause cause, const std::string& param) {
     stop_.cause = cause;
     stop_.step = steps_done_ + 1;
     stop_.param = param;
-    const std::string at = "training stopped at step " + std::to_string(stop_.step) + ": ";
-    if (cause == StopCause::NonFiniteLoss)
-        stop_.message = at + "the loss is not finite (NaN or inf) before the update; the learning rate may be too "
-                             "large for this model (try a smaller --lr), or a softmax row had every key masked";
-    else
-        stop_.message = at + "the gradient of " + param + " is not finite (NaN or inf); no update was made. A softmax "
-                             "row whose keys are all masked with -inf gives NaN gradients (as PyTorch's "
-                             "\"SoftmaxBackward returned nan values\"); otherwise lower the learning rate";
+    stop_.message = cause == StopCause::NonFiniteLoss ? Msg(Str::train_stop_loss, stop_.step)
+                                                      : Msg(Str::train_stop_grad, stop_.step, param);
 }
 
 bool Trainer::grads_finite() {
@@ -399,6 +393,12 @@ bool Trainer::set_param(const std::string& name, const std::vector<float>& torch
         return false;
     }
     from_torch_layout(params_.data(), torch_values.data(), *p);
+    return true;
+}
+
+bool Trainer::swap_params(std::vector<float>& other) {
+    if (other.size() != params_.size()) return false;
+    params_.swap(other);
     return true;
 }
 

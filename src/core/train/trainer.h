@@ -33,7 +33,7 @@ struct TrainStop {
     StopCause cause = StopCause::None;
     int step = 0;           // the step whose loss or gradient was not finite (no update was made)
     std::string param;      // NonFiniteGradient: the first parameter whose gradient is NaN or ±inf
-    std::string message;    // English, for the CLI
+    Msg message;            // why, for the CLI, the page and manifest.json
 };
 
 struct EvalReport {
@@ -154,6 +154,10 @@ public:
     const std::vector<float>& sample_grads() const { return sample_grads_; }
     AttentionMap attention_map(const Sample& s, int block);
     StepperView stepper_view(const Sample& s, int block);
+
+    // Exchanges the parameters with `other` (false, nothing changed, when its size differs):
+    // the page shows a snapshot taken during training this way, then swaps back.
+    bool swap_params(std::vector<float>& other);
 
     TrainerState save_state() const;
     void restore_state(const TrainerState& state);

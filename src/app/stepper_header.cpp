@@ -1,0 +1,86 @@
+// stepper_header.cpp — Attention Lab app: the stepper's header line — which weights are
+// shown (random, a shipped checkpoint, trained here for N steps), the model's layer and
+// attention sublayer, the sample, and the backward view's switch. Items wrap like words.
+#include <imgui.h>
+
+#include <string>
+
+#include "lab_app.h"
+#include "stepper_model.h"
+#include "text_wrap.h"
+
+namespace lab {
+
+namespace {
+
+// Stays on the line when an item of this width still fits, else starts a new one.
+void next_item(float width) {
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    ImGui::SameLine();
+    if (ImGui::GetItemRectMax().x + spacing + width > right) ImGui::NewLine();
+}
+
+float button_width(const char* text) { return ImGui::CalcTextSize(text, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2; }
+
+// A small toggle button, lit when on; its rectangle is "stepper:<id>".
+bool pick(LabApp& app, const std::string& text, const std::string& id, bool on, UiStr tip) {
+    const std::string label = text + "###stepper:" + id;
+    next_item(button_width(label.c_str()));
+    ImGui::PushStyleColor(ImGuiCol_Button, on ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
+    const bool clicked = ImGui::SmallButton(label.c_str());
+    ImGui::PopStyleColor();
+    lab_note_rect(app, "stepper:" + id);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, tip));
+    return clicked && !on;
+}
+
+UiStr sublayer_text(AttentionKind k) {
+    return k == AttentionKind::EncoderSelf ? UiStr::stp_sublayer_enc_self
+           : k == AttentionKind::DecoderSelf ? UiStr::stp_sublayer_dec_self : UiStr::stp_sublayer_cross;
+}
+
+// Layer and sublayer buttons for every attention the model has.
+void draw_model_picker(LabApp& app) {
+    StepperSelection& sel = app.stepper.sel;
+    const ModelLayout& layout = app.training.trainer->layout();
+    const int layers = layout.shape.layers;
+    for (int l = 0; l < layers && layers > 1; ++l)
+        if (pick(app, say(app, Msg(UiStr::stp_layer, l)), "layer:" + std::to_string(l), sel.layer == l, UiStr::stp_layer_tip))
+            sel.layer = l;
+    for (AttentionKind k : {AttentionKind::EncoderSelf, AttentionKind::DecoderSelf, AttentionKind::Cross}) {
+        if (find_block(layout, sel.layer, k) < 0) continue;
+        if (pick(app, tr(app, sublayer_text(k)), std::string("sublayer:") + attention_kind_key(k), sel.sublayer == k,
+                 UiStr::stp_sublayer_tip))
+            sel.sublayer = k;
+    }
+}
+
+}  // namespace
+
+void draw_stepper_header(LabApp& app) {
+    StepperModel& st = app.stepper;
+    text_wrapped_disabled(say(app, stepper_weights_label(app)).c_str());
+    lab_note_rect(app, "stepper:weights");
+    if (stepper_has_model(app)) {
+        if (pick(app, tr(app, UiStr::stp_use_random), "weights:random", !st.sel.model, UiStr::stp_use_random_tip))
+            st.sel.model = false;
+        if (pick(app, tr(app, UiStr::stp_use_model), "weights:model", st.sel.model, UiStr::stp_use_model_tip))
+            st.sel.model = true;
+    }
+    if (st.shown) draw_model_picker(app);
+    const std::string backward = ui_label(app, UiStr::stp_backward, "stepper:backward");
+    next_item(ImGui::GetFrameHeight() + ImGui::CalcTextSize(backward.c_str(), nullptr, true).x + ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::Checkbox(backward.c_str(), &st.sel.backward);
+    lab_note_rect(app, "stepper:backward");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::stp_backward_tip));
+    if (st.shown) {
+        const ModelTrace& m = st.model;
+        std::string q, k;
+        for (const std::string& t : m.query_tokens) q += t + " ";
+        for (const std::string& t : m.key_tokens) k += t + " ";
+        text_wrapped_disabled(say(app, Msg(UiStr::stp_sample, app.stepper.sample, m.block.name, q, k)).c_str());
+    }
+}
+
+}  // namespace lab

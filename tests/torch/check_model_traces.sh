@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# check_model_traces.sh — the stepper on trained models against PyTorch: for shipped
+# checkpoints (web/checkpoints) and short runs trained here with other switches,
+# `attnlab trace --checkpoint DIR --block N --out DUMP` for every attention of the model,
+# each dump recomputed by tests/torch/check_model_trace.py (forward tensors of the ten
+# stages and the block's four, every gradient against autograd in float64, logits against
+# nn.TransformerEncoderLayer/DecoderLayer). A tampered dump must fail (the check can fail).
+#
+# usage: tests/torch/check_model_traces.sh [ATTNLAB [OUT_DIR]]
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+attnlab="${1:-${ATTNLAB:-$here/build/native/attnlab}}"
+out="${2:-$here/build/test-output/model-traces}"
+python=/usr/bin/python3
+if [ ! -x "$attnlab" ]; then echo "check_model_traces: no attnlab at $attnlab (build it first)"; exit 2; fi
+rm -rf "$out" && mkdir -p "$out" || exit 2
+
+# Short runs: large gradients (an untrained or half-trained model is unsure), other switches.
+runs=(
+  "rev20:--task reverse --steps 20 --d-model 24 --heads 3 --d-ff 40"
+  "sort20:--task sort --steps 20 --no-bias --label-smoothing 0.1 --layers 2"
+  "ind20:--task induction --steps 20 --no-scale --layers 2"
+  "copy0:--task copy --steps 1 --no-pe"
+)
+for run in "${runs[@]}"; do
+  name="${run%%:*}"
+  # shellcheck disable=SC2086
+  "$attnlab" train ${run#*:} --eval-every 1000 --quiet --out "$out/$name" > /dev/null || { echo "train $name failed"; exit 1; }
+done
+
+total=0
+ok=0
+check() {  # check CHECKPOINT PART SAMPLE
+  for block in 0 1 2 3 4 5; do
+    local dump="$out/$(basename "$1")_$2_$block"
+    "$attnlab" trace --checkpoint "$1" --part "$2" --block "$block" --sample "$3" --out "$dump" > /dev/null 2>&1 || break
+    total=$((total + 1))
+    "$python" "$here/tests/torch/check_model_trace.py" "$dump" && ok=$((ok + 1))
+  done
+}
+for task in copy reverse sort induction; do check "$here/web/checkpoints/$task" final 3; done
+check "$out/rev20" init 0
+check "$out/rev20" final 1
+check "$out/sort20" final 2
+check "$out/ind20" final 0
+check "$out/copy0" init 0
+
+# A tampered gradient must be caught.
+tampered="$out/tampered"
+cp -r "$out/rev20_final_2" "$tampered"
+"$python" - "$tampered/d_weights.npy" <<'PY'
+import sys, numpy as np
+a = np.load(sys.argv[1]); a.flat[a.size // 2] += 0.1 * np.abs(a).max() + 1e-3; np.save(sys.argv[1], a)
+PY
+if "$python" "$here/tests/torch/check_model_trace.py" "$tampered" > /dev/null; then
+  echo "FAIL: a tampered d_weights.npy passed"; exit 1
+fi
+echo "$ok of $total model traces reproduced by PyTorch (a tampered gradient is caught)"
+[ "$ok" -eq "$total" ] && [ "$total" -ge 20 ]
