@@ -37,7 +37,7 @@ void draw_dimensions_tab(LabApp& app) {
         ImGui::TableNextColumn();
         text_wrapped("%s", t->name.c_str());
         ImGui::TableNextColumn();
-        text_wrapped("%s", shape_named(*t).c_str());
+        text_wrapped("%s", shape_on_screen(app, *t).c_str());
         ImGui::TableNextColumn();
         text_wrapped("%s", tr(app, infos[s].title));
     }

@@ -137,12 +137,28 @@ std::string lab_url_hash(const LabApp& app) {
     if (app.experiment >= 0) s.view.experiment = experiments()[app.experiment].key;
     s.view.experiment_options = experiment_option_pairs(app);
     stepper_to_view(app.stepper, &s.view);
+    if (app.lesson.lesson >= 0) s.view.lesson = app.lesson.lesson + 1, s.view.lesson_step = app.lesson.step + 1;
     s.lang = lang_code(app.lang);
     if (app.training.view_open && app.experiment < 0) {  // a link to the run: its knobs (the last valid ones)
         s.train = true;
         s.train_config = app.training.errors.empty() || !app.training.trainer ? app.training.config : app.training.trainer->config();
     }
     return encode_url_state(s);
+}
+
+void lab_show_url_state(LabApp& app, const UrlState& s) {
+    app.config = s.config;
+    std::string joined;
+    for (const auto& t : s.tokens) joined += (joined.empty() ? "" : " ") + t;
+    lab_set_token_text(app, joined);
+    app.tokens = s.tokens;  // as decoded, even where the field had to cut the text
+    app.stage = s.view.stage;
+    app.batch_item = s.view.batch_item;
+    app.head = s.view.head;
+    app.all_heads = s.view.all_heads;
+    stepper_from_view(s.view, &app.stepper);
+    app.experiment = s.view.experiment.empty() ? -1 : experiment_index(s.view.experiment);
+    app.dirty = true;
 }
 
 void lab_apply_url_hash(LabApp& app, const std::string& hash) {
@@ -152,24 +168,17 @@ void lab_apply_url_hash(LabApp& app, const std::string& hash) {
     app.notes = hash_notes(d);
     app.training.view_open = false;
     if (d.state.train) {
+        lesson_leave(app);
         training_set_config(app, d.state.train_config);
         training_open_view(app);
         return;
     }
-    app.config = d.state.config;
-    std::string joined;
-    for (const auto& t : d.state.tokens) joined += (joined.empty() ? "" : " ") + t;
-    lab_set_token_text(app, joined);
-    app.tokens = d.state.tokens;  // as decoded, even where the field had to cut the text
-    app.stage = d.state.view.stage;
-    app.batch_item = d.state.view.batch_item;
-    app.head = d.state.view.head;
-    app.all_heads = d.state.view.all_heads;
-    stepper_from_view(d.state.view, &app.stepper);
-    app.notes = hash_notes(d);
+    lab_show_url_state(app, d.state);
     apply_experiment_options(app, d.state.view.experiment_options, &app.notes);
-    app.experiment = d.state.view.experiment.empty() ? -1 : experiment_index(d.state.view.experiment);
-    app.dirty = true;
+    // A link to another lesson step sets the lab up for it; the same step keeps the link's knobs.
+    const int lesson = d.state.view.lesson - 1, step = d.state.view.lesson_step - 1;
+    if (lesson < 0) lesson_leave(app);
+    else if (lesson != app.lesson.lesson || step != app.lesson.step) lesson_start(app, lesson, step);
 }
 
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text) {
@@ -279,7 +288,9 @@ void lab_frame(LabApp& app) {
     } else {
         draw_stage_view(app, {side_l, bar_h, mid_w, body_h - table_h});
         draw_dimension_table(app, {side_l, bar_h + body_h - table_h, mid_w, table_h});
-        draw_explain_panel(app, {side_l + mid_w, bar_h, ds.x - side_l - mid_w, body_h});
+        const PanelRect right = {side_l + mid_w, bar_h, ds.x - side_l - mid_w, body_h};
+        if (app.lesson.lesson >= 0) draw_lesson_panel(app, right);  // the card takes the explain panel's place
+        else draw_explain_panel(app, right);
     }
     if (app.show_help) draw_help_overlay(app);
     handle_keys(app);

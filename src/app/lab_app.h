@@ -14,8 +14,10 @@
 #include "core/length_sweep.h"
 #include "core/message.h"
 #include "core/trace.h"
+#include "core/url_state.h"
 #include "experiments.h"
 #include "heatmap.h"
+#include "lesson_panel.h"
 #include "text_fit.h"
 #include "stepper_model.h"
 #include "interop/archive.h"
@@ -61,6 +63,9 @@ struct LabHost {
     void (*save_file)(const std::string& name, const std::string& bytes, const char* mime) = nullptr;
     void (*copy_text)(const std::string& text) = nullptr;
     std::string (*share_url)(const std::string& hash) = nullptr;  // full URL for a hash
+    // A small text kept between visits (the lessons' progress): localStorage on the web.
+    std::string (*load_text)(const char* key) = nullptr;
+    void (*save_text)(const char* key, const std::string& text) = nullptr;
     // Starts reading the shipped checkpoint web/checkpoints/<task> (manifest.json, final/);
     // lab_checkpoint_arrived answers (the page: a fetch of its own files; native: the folder).
     void (*fetch_checkpoint)(const std::string& task) = nullptr;
@@ -119,6 +124,7 @@ struct LabApp {
     LabFonts fonts;
     std::vector<Msg> glyph_notes;      // token characters no font holds (drawn as U+FFFD)
     TrainingSession training;          // the model trained or opened in the Train view
+    LessonState lesson;                // the guided lesson shown, if any, and the progress
     StepperModel stepper;              // the stepper's weights (random or the model), block stages, backward view
 };
 
@@ -142,6 +148,9 @@ void lab_go_to_stage(LabApp& app, int index);
 // The URL hash (without '#') for the current view, and applying one (notes on garbage).
 std::string lab_url_hash(const LabApp& app);
 void lab_apply_url_hash(LabApp& app, const std::string& hash);
+// Shows a decoded URL state's configuration, tokens and view (not its language or lesson):
+// what a link and a lesson step's set-up both do.
+void lab_show_url_state(LabApp& app, const UrlState& s);
 // Applies a JSON or TOML config file's text (name decides the format, "" sniffs);
 // problems become notes naming the key, the view keeps the last good trace.
 void lab_load_config_text(LabApp& app, const std::string& name, const std::string& text);

@@ -62,6 +62,8 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     ImGui::SameLine();
     draw_experiment_menu(app);
     ImGui::SameLine();
+    draw_lesson_menu(app);
+    ImGui::SameLine();
     draw_train_button(app);
     draw_language_switch(app);
     // One chip per place of the stepper's walk: the ten stages, and with a model the block's.

@@ -94,7 +94,7 @@ void hover_cell(LabApp& app, TensorId id, bool grad, const Slice& s, const Heatm
 void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_title, bool grad) {
     const Tensor& t = shown_tensor(app, id, grad);
     const Slice s = slice_of(t, app.batch_item, head);
-    std::string title = t.name + "  " + shape_named(t);
+    std::string title = t.name + "  " + shape_on_screen(app, t);
     if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
     if (s.prefix.size() == 2) title += say(app, Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head));
     if (short_title) title = say(app, Msg(UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
@@ -139,7 +139,7 @@ float head_map_min_width(const LabApp& app, const Tensor& t) {
 void show_every_head(LabApp& app, TensorId id, bool in_a_row, bool grad) {
     const Tensor& t = shown_tensor(app, id, grad);
     const int heads = app.trace.config.heads;
-    text_wrapped("%s", (t.name + "  " + shape_named(t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
+    text_wrapped("%s", (t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
     const ImVec2 a = ImGui::GetContentRegionAvail();
     const int wanted = in_a_row ? heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
     const int per_row = std::max(1, std::min(wanted, static_cast<int>(a.x / head_map_min_width(app, t))));

@@ -97,6 +97,8 @@ std::string lab_state_json(const LabApp& app) {
     s["text_lang"] = lang_code(app.text_lang);  // what the texts are in now (Chinese waits for its font)
     s["fonts"] = fonts_json(app);
     s["glyph_notes"] = messages_json(app, app.glyph_notes);
+    s["lesson"] = lesson_state(app);
+    s["lessons"] = lessons_progress_state(app);
     Json clipped = Json::array();
     for (const ClippedText& c : app.clipped)
         clipped.push_back({{"where", c.where}, {"text", c.text}, {"need", json_number(c.need)}, {"have", json_number(c.have)}});

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "config_keys.h"
+#include "lessons.h"
 #include "block_trace.h"
 #include "stages.h"
 #include "tokens.h"
@@ -53,6 +54,7 @@ struct Reader {
     std::vector<Msg>& notes;
     std::string key, value, shown;  // shown: the value as echoed in a note (cut to 40 characters)
     std::string custom_rows;        // read once every size is known
+    std::string step_text;          // a lesson's step: read once the lesson is known
     void note(Msg m) { notes.push_back(Msg(Str::url_note, std::move(m))); }
     // A whole number in [lo, hi], else a note keeping *field.
     template <class T>
@@ -154,6 +156,12 @@ bool read_view_key(Reader& r, UrlState& s) {
         if (r.value.size() <= 32 && r.value.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
             s.view.experiment = r.value;  // the app checks it names an experiment
         else r.note(Msg(Str::url_bad_exp, r.shown));
+    } else if (r.key == "lesson") {
+        long long v = 0;
+        if (to_int(r.value, 1, static_cast<long long>(lessons().size()), &v)) s.view.lesson = static_cast<int>(v);
+        else r.note(Msg(Str::url_bad_lesson, r.shown, static_cast<int>(lessons().size())));
+    } else if (r.key == "step") {
+        r.step_text = r.value;
     } else if (is_experiment_option(r.key)) {
         s.view.experiment_options.emplace_back(r.key, r.value);
     } else if (r.key == "lang") {
@@ -164,6 +172,18 @@ bool read_view_key(Reader& r, UrlState& s) {
         return false;
     }
     return true;
+}
+
+// A lesson's step, 1 to its number of steps (step 1 when the hash gives none or a wrong one).
+void finish_lesson_step(Reader& r, UrlState& s) {
+    if (s.view.lesson <= 0) return;
+    const int steps = static_cast<int>(lessons()[s.view.lesson - 1].steps.size());
+    long long v = 1;
+    if (!r.step_text.empty() && !to_int(r.step_text, 1, steps, &v)) {
+        r.note(Msg(Str::url_bad_step, r.step_text.substr(0, 40), s.view.lesson, steps));
+        v = 1;
+    }
+    s.view.lesson_step = static_cast<int>(v);
 }
 
 // What needs every key first: the keys' sizes against each other, then validation.
@@ -200,6 +220,7 @@ void finish(Reader& r, UrlState& s) {
     }
     if (s.view.batch_item >= s.config.batch) s.view.batch_item = 0;
     if (s.view.head >= s.config.heads) s.view.head = 0;
+    finish_lesson_step(r, s);
 }
 
 // A configuration key's value as the hash writes it.
@@ -310,6 +331,7 @@ std::string encode_url_state(const UrlState& s) {
     if (s.view.backward) h += "&grad=1";
     if (!s.view.experiment.empty()) h += "&exp=" + percent_encode(s.view.experiment);
     for (const auto& [key, value] : s.view.experiment_options) h += "&" + percent_encode(key) + "=" + percent_encode(value);
+    if (s.view.lesson > 0) h += "&lesson=" + std::to_string(s.view.lesson) + "&step=" + std::to_string(s.view.lesson_step);
     if (!s.lang.empty()) h += "&lang=" + percent_encode(s.lang);
     return h;
 }

@@ -7,7 +7,7 @@
 // Decoding never fails: unknown keys, malformed values, duplicates and invalid
 // combinations are reported as notes and fall back to defaults. The configuration's
 // keys are the rows of core/config_keys.h; the view's (tokens, stage, b, head, all,
-// exp, lang) are this file's; "<experiment>.<option>" keys are the experiment's own
+// exp, lesson, step, lang) are this file's; "<experiment>.<option>" keys are the experiment's own
 // (read by the app with that experiment's key table, e.g. scaling.keys=10).
 //
 // A link to the Train view holds the training run's knobs instead (train_keys() of
@@ -31,6 +31,8 @@ struct ViewSelection {
     int batch_item = 0;
     int head = 0;
     bool all_heads = false;
+    int lesson = 0;          // 1-based index into lessons() (core/lessons.h); 0 = no lesson
+    int lesson_step = 0;     // 1-based step of that lesson
     // An experiment's own options, "<experiment>.<key>=<value>" in the hash (scaling.keys=10),
     // in the order given: the app reads them with that experiment's key table.
     std::vector<std::pair<std::string, std::string>> experiment_options;

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iterator>
 #include <string>
 
@@ -62,6 +63,29 @@ void save_file(const std::string& name, const std::string& bytes, const char*) {
     else std::fprintf(stderr, "attention_lab: cannot write %s\n", name.c_str());
 }
 void copy_text(const std::string& text) { glfwSetClipboardString(s.window, text.c_str()); }
+
+// Texts kept between runs (the lessons' progress): one file per key in
+// $XDG_CONFIG_HOME/attention_lab (else ~/.config/attention_lab); nothing is kept without either.
+std::filesystem::path kept_file(const char* key) {
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const char* home = std::getenv("HOME");
+    if (xdg && *xdg) return std::filesystem::path(xdg) / "attention_lab" / key;
+    if (home && *home) return std::filesystem::path(home) / ".config" / "attention_lab" / key;
+    return {};
+}
+std::string load_text(const char* key) {
+    std::ifstream in(kept_file(key));
+    std::stringstream text;
+    text << in.rdbuf();
+    return in ? text.str() : std::string();
+}
+void save_text(const char* key, const std::string& text) {
+    const std::filesystem::path file = kept_file(key);
+    if (file.empty()) return;
+    std::error_code ignored;  // a read-only home keeps nothing, and says nothing
+    std::filesystem::create_directories(file.parent_path(), ignored);
+    std::ofstream(file) << text;
+}
 
 // The shipped checkpoints are read from the source tree's web/checkpoints: every file of
 // the task's folder (manifest.json, final/, loss.npy, lr.npy), then handed to the app.
@@ -135,6 +159,8 @@ void connect(GLFWwindow* window, lab::LabApp& app) {
     app.ui_scale = sx > 0.5f ? sx : 1.0f;
     app.host.save_file = save_file;
     app.host.copy_text = copy_text;
+    app.host.load_text = load_text;
+    app.host.save_text = save_text;
     app.host.fetch_checkpoint = fetch_checkpoint;
     // The interface language: --hash's lang= wins, else --lang, else the locale (zh* -> 中文).
     for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"})

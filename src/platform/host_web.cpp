@@ -70,6 +70,16 @@ EM_JS(void, js_copy_text, (const char* text), { window.lab.copyText(UTF8ToString
 EM_JS(void, js_clipboard_write, (const char* text), { window.lab.copyText(UTF8ToString(text), false); });
 EM_JS(void, js_text_input_state, (int active, int x, int y), { window.lab.textInput(active, x, y); });
 EM_JS(void, js_load_cjk_font, (), { window.lab.loadCjkFont(); });
+// localStorage may be missing or refuse (private windows, storage off): then nothing is kept.
+EM_JS(int, js_stored_size, (const char* key), {
+    try { var v = window.localStorage.getItem(UTF8ToString(key)); return v === null ? 1 : lengthBytesUTF8(v) + 1; } catch (e) { return 1; }
+});
+EM_JS(void, js_stored_copy, (const char* key, char* out, int size), {
+    try { stringToUTF8(window.localStorage.getItem(UTF8ToString(key)) || "", out, size); } catch (e) { stringToUTF8("", out, size); }
+});
+EM_JS(void, js_store, (const char* key, const char* text), {
+    try { window.localStorage.setItem(UTF8ToString(key), UTF8ToString(text)); } catch (e) {}
+});
 EM_JS(void, js_fetch_checkpoint, (const char* task), { window.lab.fetchCheckpoint(UTF8ToString(task)); });
 EM_JS(void, js_set_ready, (), {
     window.lab.ready = true;
@@ -118,6 +128,10 @@ std::string share_url(const std::string& hash) {
     return js_string([&] { return js_url_size(hash.c_str()); },
                      [&](char* out, int size) { js_url_copy(hash.c_str(), out, size); });
 }
+std::string load_text(const char* key) {
+    return js_string([&] { return js_stored_size(key); }, [&](char* out, int size) { js_stored_copy(key, out, size); });
+}
+void save_text(const char* key, const std::string& text) { js_store(key, text.c_str()); }
 // The system clipboard can only be read in a paste event (lab_input::push_paste);
 // copy and cut write through to it.
 const char* clipboard_get(void*) { return lab_input::clipboard_text(); }
@@ -207,6 +221,8 @@ void connect(GLFWwindow* window, lab::LabApp& app) {
     app.host.save_file = save_file;
     app.host.copy_text = copy_text;
     app.host.share_url = share_url;
+    app.host.load_text = load_text;
+    app.host.save_text = save_text;
     app.host.fetch_checkpoint = fetch_checkpoint;
     ImGuiIO& io = ImGui::GetIO();
     io.ImeSetInputScreenPosFn = on_ime_position;

@@ -1,0 +1,106 @@
+// lesson_model.cpp — Attention Lab core: a trained model's heads measured for the lessons
+// (knockout losses and attention diagonals) and the questions asked of them.
+#include "lesson_model.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace lab {
+
+namespace {
+
+// Mean weight of query i on key i and on key L-1-i, over `samples` held-out samples.
+void diagonals(Trainer& t, int block, int samples, std::vector<LessonHead>* heads, int first) {
+    const int n = std::max(1, std::min(samples, t.held_out_count()));
+    for (int s = 0; s < n; ++s) {
+        const AttentionMap m = t.attention_map(t.held_out_sample(s), block);
+        if (m.L_q != m.L_kv || m.L_q == 0) return;
+        const int L = m.L_q;
+        for (int h = 0; h < m.heads; ++h) {
+            LessonHead& out = (*heads)[first + h];
+            for (int i = 0; i < L; ++i) {
+                const float* row = &m.weights[(static_cast<size_t>(h) * L + i) * L];
+                out.diagonal += row[i] / (static_cast<double>(L) * n);
+                out.anti_diagonal += row[L - 1 - i] / (static_cast<double>(L) * n);
+            }
+        }
+    }
+}
+
+Msg head_label(const LessonHead& h) {
+    const Str kind = h.kind == AttentionKind::EncoderSelf   ? Str::lesson_kind_enc_self
+                     : h.kind == AttentionKind::DecoderSelf ? Str::lesson_kind_dec_self
+                                                            : Str::lesson_kind_cross;
+    return Msg(Str::lesson_opt_layer_head, h.layer, kind, h.head);
+}
+
+// "L0 cross h1" in the list of losses (the same in both languages).
+std::string head_code(const LessonHead& h) {
+    const char* kind = h.kind == AttentionKind::EncoderSelf ? "enc" : h.kind == AttentionKind::DecoderSelf ? "dec" : "cross";
+    return "L" + std::to_string(h.layer) + " " + kind + " h" + std::to_string(h.head);
+}
+
+}  // namespace
+
+LessonModel measure_lesson_model(Trainer& t, int samples) {
+    LessonModel m;
+    if (!t.ready()) return m;
+    const int H = t.config().heads, blocks = static_cast<int>(t.layout().blocks.size());
+    m.heads_per_block = H;
+    m.loss = t.evaluate().loss;
+    std::vector<uint8_t> keep(static_cast<size_t>(blocks) * H, 1);
+    for (int b = 0; b < blocks; ++b) {
+        const AttentionBlockInfo& info = t.layout().blocks[b];
+        for (int h = 0; h < H; ++h) {
+            LessonHead head;
+            head.block = b, head.layer = info.layer, head.head = h, head.kind = info.kind;
+            keep[static_cast<size_t>(b) * H + h] = 0;
+            head.knockout_loss = t.evaluate(&keep).loss;
+            keep[static_cast<size_t>(b) * H + h] = 1;
+            m.heads.push_back(head);
+        }
+        diagonals(t, b, samples, &m.heads, b * H);
+    }
+    m.ready = true;
+    return m;
+}
+
+LessonQuestion cross_pattern_question(const LessonModel& m) {
+    const LessonHead* best = nullptr;  // the cross-attention head most focused on one diagonal
+    for (const LessonHead& h : m.heads)
+        if (h.kind == AttentionKind::Cross && (!best || std::max(h.diagonal, h.anti_diagonal) > std::max(best->diagonal, best->anti_diagonal)))
+            best = &h;
+    LessonQuestion q;
+    q.kind = QuestionKind::PickOption;
+    if (!best) return q.ready = false, q.not_ready = Msg(Str::lesson_needs_model_view), q;
+    q.prompt = Msg(Str::lesson_cross_prompt);
+    q.hint = Msg(Str::lesson_cross_hint);
+    q.options = {Msg(Str::lesson_opt_diagonal), Msg(Str::lesson_opt_anti_diagonal), Msg(Str::lesson_opt_spread)};
+    q.pick = std::max(best->diagonal, best->anti_diagonal) < 0.5 ? 2 : best->anti_diagonal > best->diagonal ? 1 : 0;
+    q.explain = Msg(Str::lesson_cross_explain, best->head, best->anti_diagonal, best->diagonal);
+    q.numbers = {{"head", static_cast<double>(best->head), 0}, {"anti_diagonal", best->anti_diagonal, 3}, {"diagonal", best->diagonal, 3}};
+    return q;
+}
+
+LessonQuestion knockout_question(const LessonModel& m) {
+    LessonQuestion q;
+    q.kind = QuestionKind::PickHead;
+    if (m.heads.empty()) return q.ready = false, q.not_ready = Msg(Str::lesson_needs_model_view), q;
+    q.prompt = Msg(Str::lesson_knockout_prompt);
+    q.hint = Msg(Str::lesson_knockout_hint);
+    std::string list;
+    for (size_t i = 0; i < m.heads.size(); ++i) {
+        const LessonHead& h = m.heads[i];
+        q.options.push_back(head_label(h));
+        char buf[32];
+        std::snprintf(buf, sizeof buf, ": %.3f", h.knockout_loss);
+        list += (i ? ", " : "") + head_code(h) + buf;
+        if (q.pick < 0 || h.knockout_loss > m.heads[q.pick].knockout_loss) q.pick = static_cast<int>(i);
+    }
+    const LessonHead& worst = m.heads[q.pick];
+    q.explain = Msg(Str::lesson_knockout_explain, m.loss, head_label(worst), worst.knockout_loss, worst.knockout_loss - m.loss, list);
+    q.numbers = {{"loss", m.loss, 3}, {"knockout_loss", worst.knockout_loss, 3}, {"rise", worst.knockout_loss - m.loss, 3}};
+    return q;
+}
+
+}  // namespace lab
