@@ -62,9 +62,11 @@ void check_item(const char* label) {
     const float slack = 0.5f;
     if (item.Max.x > clip.Max.x + slack || item.Min.x < clip.Min.x - slack)
         record(window_where(w), label, item.GetWidth(), clip.Max.x - ImMax(item.Min.x, clip.Min.x));
-    // Without a scrollbar nothing shows that an item below the edge exists: it is cut too.
-    else if ((w->Flags & ImGuiWindowFlags_NoScrollbar) && item.Max.y > clip.Max.y + slack)
-        record(window_where(w), label, item.GetHeight(), ImMax(0.0f, clip.Max.y - item.Min.y));
+    // Without a scrollbar nothing shows that an item below the window's own edge exists: it is
+    // cut too. (Its own edge, not the clip rect: a child scrolled partly out of a scrolling
+    // parent is not cut, the parent's scrollbar shows the rest.)
+    else if ((w->Flags & ImGuiWindowFlags_NoScrollbar) && item.Max.y > w->InnerRect.Max.y + slack)
+        record(window_where(w), label, item.GetHeight(), ImMax(0.0f, w->InnerRect.Max.y - item.Min.y));
 }
 
 bool check_width(const char* where, const char* text, float need, float have) {

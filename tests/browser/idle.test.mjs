@@ -7,7 +7,7 @@
 // state() had nothing left to draw (drawn_by_state unchanged).
 import { test, assert } from './lib/harness.mjs';
 import {
-  openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, findHeatmap, cellCenter,
+  openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, findHeatmap, cellCenter, scrollSetupTo,
 } from './lib/lab.mjs';
 
 const T = 10000;
@@ -80,7 +80,7 @@ test('idle: the page rests, and shows every change by itself', async (t) => {
   await showsByItself(t, 'Chinese font arrival', () => clickRect(t, layoutRect(s, 'lang:zh')),
     (x) => x.fonts.cjk === 'ready' && x.text_lang === 'zh');
   // Text without key presses (an input method's commit) in the tokens field.
-  s = await waitSettled(t, { timeout: T });
+  s = await scrollSetupTo(t, 'tokens', T);
   await clickRect(t, layoutRect(s, 'tokens'), { fx: 0.2 });
   await waitForState(t, (x) => x.fields.editing, { timeout: T, message: 'tokens field active' });
   await showsByItself(t, 'IME text', () => t.page.keyboard.insertText('猫 狗'), (x) => x.fields.editing && x.fields.editing.text === '猫 狗');

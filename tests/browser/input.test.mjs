@@ -3,7 +3,7 @@
 // scrollable region, both directions, small and large deltas.
 import { test, assert } from './lib/harness.mjs';
 import {
-  openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, pickExperiment,
+  openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, pickExperiment, scrollSetupTo,
 } from './lib/lab.mjs';
 
 const T = 10000;
@@ -14,9 +14,10 @@ async function grantClipboard(t) {
 const writeClipboard = (t, text) => t.page.evaluate((s) => navigator.clipboard.writeText(s), text);
 const readClipboard = (t) => t.page.evaluate(() => navigator.clipboard.readText());
 
-/** Click into a field (a layout rect) and wait until ImGui edits it. */
+/** Click into a field (a layout rect) and wait until ImGui edits it. A field of the setup
+ *  panel out of its visible part (the notes panel below it takes room) is scrolled to first. */
 async function editField(t, key, opts = {}) {
-  const s = await waitSettled(t, { timeout: T });
+  const s = await scrollSetupTo(t, key, T);
   await clickRect(t, layoutRect(s, key), opts);
   return waitForState(t, (x) => x.fields.editing, { timeout: T, message: `editing ${key}` });
 }

@@ -6,7 +6,7 @@
 import { test, assert } from './lib/harness.mjs';
 import {
   openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, focusCanvas,
-  pickExperiment, typeInto, dropFile, screenshotNotBlank, pressUntil, stableRect,
+  pickExperiment, typeInto, dropFile, screenshotNotBlank, pressUntil, stableRect, scrollSetupTo,
 } from './lib/lab.mjs';
 import { decodePng } from './lib/png.mjs';
 
@@ -163,17 +163,6 @@ function assertMessagesOnScreen(s, vp, want, where) {
 }
 
 /** Wheel over the setup panel until layout[key] lies inside its visible part. */
-async function scrollSetupTo(t, key) {
-  for (let i = 0; i < 30; i++) {
-    const s = await waitSettled(t, { timeout: T });
-    const win = s.scroll.Setup, r = s.layout[key];
-    if (r && insideRect(r, win)) return s;
-    await t.page.mouse.move(win.x + win.w / 2, win.y + win.h / 2);
-    await t.page.mouse.wheel(0, r && r.y < win.y ? -100 : 100);
-  }
-  throw new Error(`${key} never scrolled into the setup panel`);
-}
-
 for (const size of SIZES) {
   for (const lang of LANGS) {
     test(`notes: what the learner caused is on screen: a bad link, ignored keys, a refused file, a bad knob (${sizeName(size)}, ${lang})`, async (t) => {

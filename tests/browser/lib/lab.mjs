@@ -342,3 +342,17 @@ export async function openWithoutWebGL2(t, rel = '') {
   await box.waitFor({ state: 'visible', timeout: 10000 });
   return box.innerText();
 }
+
+/** Scrolls the setup panel with the mouse wheel (as a person would) until the layout rect
+ *  `key` lies inside its visible part; returns the state then. */
+export async function scrollSetupTo(t, key, timeout = 10000) {
+  const inside = (r, w) => r && r.x >= w.x - 0.5 && r.y >= w.y - 0.5 && r.x + r.w <= w.x + w.w + 0.5 && r.y + r.h <= w.y + w.h + 0.5;
+  for (let i = 0; i < 30; i++) {
+    const s = await waitSettled(t, { timeout });
+    const win = s.scroll.Setup, r = s.layout[key];
+    if (!win || inside(r, win)) return s;
+    await t.page.mouse.move(win.x + win.w / 2, win.y + win.h / 2);
+    await t.page.mouse.wheel(0, r && r.y < win.y ? -100 : 100);
+  }
+  throw new Error(`${key} never scrolled into the setup panel`);
+}
