@@ -5,7 +5,7 @@
 // shows 摞 and 阱 (GB2312 level 2) typed on the English page.
 import { test, assert } from './lib/harness.mjs';
 import {
-  openLab, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, screenshotNotBlank, stableRect,
+  openLab, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, screenshotNotBlank, stableRect, waitTextFocus,
 } from './lib/lab.mjs';
 import { decodePng } from './lib/png.mjs';
 
@@ -195,7 +195,7 @@ test('content: 摞 and 阱 (GB2312 level 2) draw from the lazily loaded font, ty
   let s = await openLab(t, '#stage=scores');
   assert(s.fonts.cjk === 'none', `the English page has not fetched the Chinese font: ${s.fonts.cjk}`);
   await clickRect(t, layoutRect(s, 'tokens'), { fx: 0.2 });
-  await waitForState(t, (x) => x.fields.editing, { timeout: T, message: 'editing the tokens' });
+  await waitTextFocus(t, { timeout: T, message: 'editing the tokens' });
   await t.page.keyboard.insertText('一摞书掉进陷阱');
   await t.page.keyboard.press('Enter');
   s = await waitForState(t, (x) => x.tokens.length === 7 && x.fonts.cjk === 'ready', { timeout: 30000, message: 'tokens and the font' });

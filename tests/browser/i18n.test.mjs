@@ -4,7 +4,7 @@
 import { test, assert } from './lib/harness.mjs';
 import {
   openLab, waitForState, layoutRect, clickRect, focusCanvas, parkMouse, screenshotNotBlank, note, waitFrames, pickExperiment,
-  typeInto, openWithoutWebGL2, dropFile,
+  typeInto, openWithoutWebGL2, dropFile, waitTextFocus,
 } from './lib/lab.mjs';
 
 const T = 20000;
@@ -103,9 +103,7 @@ test('i18n: Chinese tokens are labelled per character; missing glyphs are named'
   // does (text without key presses): it reaches the field through the page's
   // hidden textarea, which has the focus while the field is active.
   await clickRect(t, layoutRect(s0, 'tokens'), { fx: 0.3 });
-  await waitFrames(t, 4);
-  const focused = await t.page.evaluate(() => document.activeElement && document.activeElement.id);
-  assert(focused === 'lab-text-input', `focus while editing: ${focused}`);
+  await waitTextFocus(t, { timeout: T, message: 'focus on the text input while editing' });
   await t.page.keyboard.press('Control+A');
   await waitFrames(t, 1);
   await t.page.keyboard.insertText('小猫追着球跑，');

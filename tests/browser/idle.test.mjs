@@ -8,6 +8,7 @@
 import { test, assert } from './lib/harness.mjs';
 import {
   openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, findHeatmap, cellCenter, scrollSetupTo,
+  waitTextFocus,
 } from './lib/lab.mjs';
 
 const T = 10000;
@@ -82,7 +83,7 @@ test('idle: the page rests, and shows every change by itself', async (t) => {
   // Text without key presses (an input method's commit) in the tokens field.
   s = await scrollSetupTo(t, 'tokens', T);
   await clickRect(t, layoutRect(s, 'tokens'), { fx: 0.2 });
-  await waitForState(t, (x) => x.fields.editing, { timeout: T, message: 'tokens field active' });
+  await waitTextFocus(t, { timeout: T, message: 'tokens field active' });
   await showsByItself(t, 'IME text', () => t.page.keyboard.insertText('猫 狗'), (x) => x.fields.editing && x.fields.editing.text === '猫 狗');
   // A caret blinks while a field is active: a frame now and then, no more.
   const blinking = await framesWhileIdle(t, 2500);

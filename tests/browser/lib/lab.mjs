@@ -356,3 +356,20 @@ export async function scrollSetupTo(t, key, timeout = 10000) {
   }
   throw new Error(`${key} never scrolled into the setup panel`);
 }
+
+/** Waits until ImGui edits a field and the page's hidden textarea has the focus: an input
+ *  method's commit (keyboard.insertText) reaches the field only through that textarea,
+ *  which takes the focus a couple of frames after the click (web/lab_bridge.js). */
+export async function waitTextFocus(t, { timeout = 10000, message = 'a field edited with the text input focused' } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const s = await labState(t.page);
+    const focused = await t.page.evaluate(() => document.activeElement && document.activeElement.id);
+    if (s.fields.editing && focused === 'lab-text-input') return s;
+    if (Date.now() >= deadline) {
+      throw new Error(`${message} not met within ${timeout / 1000} s (editing ${JSON.stringify(s.fields.editing)}, focus on '${focused}')`);
+    }
+    t.checkProblems();
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
