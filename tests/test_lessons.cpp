@@ -9,9 +9,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/block_trace.h"
+#include "core/lesson_model.h"
 #include "core/lessons.h"
 #include "core/stages.h"
 #include "core/url_state.h"
+#include "core/train/head_scores.h"
+#include "interop/checkpoint.h"
 #include "naive_reference.h"
 
 using namespace lab;
@@ -98,6 +102,24 @@ LessonResponse wrong_response(const LessonQuestion& q) {
     if (q.kind == QuestionKind::Cells) r.cells.pop_back();
     if (!q.options.empty()) r.pick = (q.pick + 1) % static_cast<int>(q.options.size());
     return r;
+}
+
+// What every question owes the learner: a prompt and hint in both languages, feedback that
+// quotes every number it lists, a grader that takes the right answer and refuses a wrong one.
+void check_texts_and_grader(const LessonQuestion& q) {
+    CHECK(!render(q.prompt, Lang::En).empty());
+    CHECK(!render(q.hint, Lang::Zh).empty());
+    for (Lang lang : {Lang::En, Lang::Zh}) {
+        const std::string text = render(q.explain, lang);
+        for (const LessonNumber& num : q.numbers)
+            CHECK_MESSAGE(text.find(fixed(num.value, num.decimals)) != std::string::npos,
+                          num.name << " = " << fixed(num.value, num.decimals) << " missing in: " << text);
+    }
+    CHECK(grade_answer(q, right_response(q)).correct);
+    const LessonGrade wrong = grade_answer(q, wrong_response(q));
+    CHECK(wrong.understood);
+    CHECK(!wrong.correct);
+    CHECK(!render(wrong.verdict, Lang::En).empty());
 }
 
 // The step's answer against the reference for what it asks.
@@ -190,26 +212,13 @@ TEST_CASE("every lesson step: set up, asked of the trace, answered as the refere
         for (size_t s = 0; s < lesson.steps.size(); ++s) {
             const std::string key = std::to_string(l + 1) + "." + std::to_string(s + 1);
             CAPTURE(key);
+            if (lesson.steps[s].task) continue;  // a step on a shipped model: the test below
             const StepRun r = run_step(lesson.steps[s]);
             REQUIRE(r.q.ready);
-            CHECK(!render(r.q.prompt, Lang::En).empty());
-            CHECK(!render(r.q.hint, Lang::Zh).empty());
+            check_texts_and_grader(r.q);
             check_answer(key, r);
             if (r.q.kind == QuestionKind::Cells) check_cells(key, r);
             check_outcome(key, r);
-            // The feedback quotes every number it lists, in both languages.
-            for (Lang lang : {Lang::En, Lang::Zh}) {
-                const std::string text = render(r.q.explain, lang);
-                for (const LessonNumber& num : r.q.numbers)
-                    CHECK_MESSAGE(text.find(fixed(num.value, num.decimals)) != std::string::npos,
-                                  num.name << " = " << fixed(num.value, num.decimals) << " missing in: " << text);
-            }
-            // The grader: right is right, the wrong try is wrong and says why.
-            CHECK(grade_answer(r.q, right_response(r.q)).correct);
-            const LessonGrade wrong = grade_answer(r.q, wrong_response(r.q));
-            CHECK(wrong.understood);
-            CHECK(!wrong.correct);
-            CHECK(!render(wrong.verdict, Lang::En).empty());
         }
     }
 }
@@ -255,4 +264,151 @@ TEST_CASE("typed shapes and numbers are read the way learners write them") {
     CHECK(render(g.verdict, Lang::En).find("2 axes") != std::string::npos);
     r.text = "two, four";
     CHECK_FALSE(grade_answer(q, r).understood);
+}
+
+// ---- lessons 6 and 7: steps on the shipped checkpoints ------------------------------------------
+// Set up as the page does (the checkpoint, the stepper's attention named by the hash, held-out
+// sample 0), and the answers against naive loops over the checkpoint's parameters and the
+// trace's inputs, and against the tasks' definitions.
+
+namespace {
+
+struct ModelStep {
+    Trainer* t;
+    const ModelTrace* m;
+    const LessonModel* measured;
+    Sample sample;
+};
+
+const float* param(const Trainer& t, size_t at) { return t.params().data() + at; }
+
+// LayerNorm's row before γ, β: (x − mean) / √(var + ε), by hand.
+std::vector<double> naive_normalised(const Tensor& x, int row) {
+    const int d = x.shape[2];
+    double mean = 0, var = 0;
+    for (int k = 0; k < d; ++k) mean += x.at({0, row, k}) / d;
+    for (int k = 0; k < d; ++k) var += (x.at({0, row, k}) - mean) * (x.at({0, row, k}) - mean) / d;
+    std::vector<double> z;
+    for (int k = 0; k < d; ++k) z.push_back((x.at({0, row, k}) - mean) / std::sqrt(var + 1e-5));
+    return z;
+}
+
+void check_block_answer(const std::string& key, const ModelStep& s, const LessonQuestion& q) {
+    const Trace& tr = s.m->trace;
+    const int d = s.t->config().d_model, L = s.t->config().length;
+    const float* E = param(*s.t, s.t->layout().embedding);
+    if (key == "6.1") CHECK(q.value == doctest::Approx(E[s.sample.src[0] * d] * std::sqrt(double(d))).epsilon(1e-5));
+    if (key == "6.2") CHECK(q.value == doctest::Approx(E[s.sample.src[1] * d] * std::sqrt(double(d)) + std::sin(1.0)).epsilon(1e-5));
+    if (key == "6.3") {
+        const std::vector<double> z = naive_normalised(tr[TensorId::Residual], 0);
+        for (int k = 0; k < d; ++k)
+            CHECK(tr[TensorId::NormOut].at({0, 0, k}) ==
+                  doctest::Approx(tr[TensorId::NormW].at({k}) * z[k] + tr[TensorId::NormB].at({k})).epsilon(1e-4));
+        CHECK(q.pick == 0);  // mean 0, variance 1
+    }
+    if (key == "6.4") CHECK(q.shape == std::vector<int>{1, L, s.t->config().d_ff});
+    if (key == "6.5") {  // ffn_in · W_1 + b_1 by hand, and its non-positive entries
+        const Tensor &in = tr[TensorId::FfnIn], &w1 = tr[TensorId::W1], &b1 = tr[TensorId::B1];
+        const int f = w1.shape[1];
+        int zeros = 0;
+        for (int i = 0; i < L; ++i)
+            for (int j = 0; j < f; ++j) {
+                double h = b1.at({j});
+                for (int k = 0; k < d; ++k) h += double(in.at({0, i, k})) * w1.at({k, j});
+                zeros += h <= 0;
+            }
+        CHECK(q.value == doctest::Approx(double(zeros) / (L * f)).epsilon(0.03));
+    }
+    if (key == "6.6") {  // softmax(top · W_gen + b_gen) row 0 by hand
+        const Tensor &top = tr[TensorId::Top], &w = tr[TensorId::WGen], &b = tr[TensorId::BGen];
+        const int V = w.shape[1];
+        std::vector<double> z(V);
+        for (int v = 0; v < V; ++v) {
+            z[v] = b.at({v});
+            for (int k = 0; k < d; ++k) z[v] += double(top.at({0, 0, k})) * w.at({k, v});
+        }
+        const double top_z = *std::max_element(z.begin(), z.end());
+        double sum = 0;
+        for (double v : z) sum += std::exp(v - top_z);
+        CHECK(q.value == doctest::Approx(1.0 / sum).epsilon(1e-4));
+        CHECK(q.value > 0.5);  // a trained model is sure of its first output
+    }
+}
+
+// The head of a (1, H, L, L) map with the most weight on its anti-diagonal, by hand.
+int naive_anti_diagonal_head(const Tensor& w) {
+    const int H = w.shape[1], L = w.shape[2];
+    std::vector<double> mass(H, 0.0);
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < L; ++i) mass[h] += w.at({0, h, i, L - 1 - i});
+    return static_cast<int>(std::max_element(mass.begin(), mass.end()) - mass.begin());
+}
+
+void check_trained_answer(const std::string& key, const ModelStep& s, const LessonQuestion& q) {
+    const Tensor& w = s.m->trace[TensorId::Weights];
+    const int L = s.t->config().length;
+    if (key == "7.1") CHECK(q.pick == 1);  // reversing reads the anti-diagonal
+    if (key == "7.2") {
+        REQUIRE(q.cells.size() == 1);
+        const int row = q.cells[0] / L, key_col = q.cells[0] % L;
+        CHECK(q.target.head == naive_anti_diagonal_head(w));
+        CHECK(key_col == L - 1 - row);  // output `row` of the reversed sequence is input L-1-row
+        CHECK(w.at({0, q.target.head, row, key_col}) > 0.5f);
+    }
+    if (key == "7.3") {
+        const int h = naive_anti_diagonal_head(w);
+        CHECK(q.value == doctest::Approx(w.at({0, h, L - 1, 0})));
+        CHECK(q.value > 0.5);
+    }
+    if (key == "7.4") {
+        const std::vector<HeadScore> scores = induction_head_scores(*s.t, 16);
+        REQUIRE(scores.size() == q.options.size());
+        int best = 0;
+        for (size_t i = 0; i < scores.size(); ++i)
+            if (scores[i].induction > scores[best].induction) best = static_cast<int>(i);
+        CHECK(q.pick == best);
+        CHECK(scores[best].layer == 1);  // the induction head sits above the previous-token head
+    }
+    if (key == "7.5") {
+        REQUIRE(q.options.size() == s.measured->heads.size());
+        for (const LessonHead& h : s.measured->heads) CHECK(h.knockout_loss <= s.measured->heads[q.pick].knockout_loss);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("lessons 6 and 7: every step on a shipped checkpoint, set up and asked as the page does") {
+    int asked = 0;
+    for (const char* task : {"reverse", "induction"}) {
+        Trainer t;
+        std::vector<ConfigError> errors;
+        REQUIRE(load_checkpoint(std::string(LAB_CHECKPOINT_DIR) + "/" + task, "final", &t, &errors));
+        const LessonModel measured = measure_lesson_model(t, 16);
+        for (size_t l = 0; l < lessons().size(); ++l)
+            for (size_t n = 0; n < lessons()[l].steps.size(); ++n) {
+                const LessonStep& step = lessons()[l].steps[n];
+                if (!step.task || std::string(step.task) != task) continue;
+                const std::string key = std::to_string(l + 1) + "." + std::to_string(n + 1);
+                CAPTURE(key);
+                const UrlDecode d = decode_url_state(step.setup);
+                CHECK(d.notes.empty());
+                REQUIRE(d.state.view.model);
+                AttentionKind kind;
+                REQUIRE(parse_attention_kind(d.state.view.sublayer, &kind));
+                const int block = find_block(t.layout(), d.state.view.layer, kind);
+                REQUIRE(block >= 0);
+                ModelTrace m;
+                REQUIRE(trace_model(t, t.held_out_sample(0), block, &m, nullptr));
+                const LessonQuestion q = step.ask_model ? step.ask_model(measured, m.trace) : step.ask(m.trace);
+                REQUIRE(q.ready);
+                check_texts_and_grader(q);
+                const ModelStep s{&t, &m, &measured, t.held_out_sample(0)};
+                check_block_answer(key, s, q);
+                check_trained_answer(key, s, q);
+                ++asked;
+                // On the knobs' random trace (no model shown) the step says so instead of answering.
+                if (step.ask) CHECK_FALSE(step.ask(run_trace(AttentionConfig{})).ready);
+            }
+    }
+    CHECK(asked == 11);  // lesson 6's six steps and lesson 7's five
 }

@@ -12,6 +12,7 @@
 
 #include "core/url_state.h"
 #include "lab_app.h"
+#include "train_view.h"
 #include "panels.h"
 #include "text_wrap.h"
 
@@ -20,6 +21,7 @@ namespace lab {
 namespace {
 
 const char* const kProgressKey = "attnlab.lessons";
+constexpr int kLessonModelSamples = 16;  // held-out samples for a model's mean attention patterns
 
 const Lesson* current(const LabApp& app) { return app.lesson.lesson >= 0 ? &lessons()[app.lesson.lesson] : nullptr; }
 
@@ -37,16 +39,46 @@ void save_progress(LabApp& app) {
     if (app.host.save_text) app.host.save_text(kProgressKey, progress_text(app.lesson.done));
 }
 
-// The question of the current step, asked again whenever the trace changed.
+// What a step on a shipped checkpoint cannot be asked yet: the checkpoint is on its way, or
+// the stepper does not show that task's model. An empty message: ready.
+Msg model_not_ready(const LabApp& app, const LessonStep& step) {
+    const TrainingSession& ts = app.training;
+    if (!step.task) return Msg();
+    if (!ts.fetching.empty()) return Msg(UiStr::lv_model_loading, ts.fetching);
+    const bool task_shown = app.stepper.shown && ts.trainer && std::string(task_name(ts.trainer->task().kind)) == step.task;
+    // Questions about what training did need trained weights, not a fresh model of the task.
+    if (!task_shown || (step.ask_model && ts.source == WeightsSource::Random)) return Msg(UiStr::lv_model_needed, step.task);
+    return Msg();
+}
+
+const LessonModel& measured_model(LabApp& app) {
+    LessonState& ls = app.lesson;
+    Trainer* t = app.training.trainer.get();
+    if (ls.model_of != t || ls.model_version != app.training.version) {
+        ls.model = measure_lesson_model(*t, kLessonModelSamples);
+        ls.model_of = t, ls.model_version = app.training.version;
+    }
+    return ls.model;
+}
+
+// The question of the current step, asked again whenever the trace or the model changed.
 void ensure_question(LabApp& app) {
     LessonState& ls = app.lesson;
-    if (!current(app) || ls.asked_for == app.generation) return;
-    ls.question = current(app)->steps[ls.step].ask(app.trace);
-    ls.asked_for = app.generation;
+    if (!current(app) || (ls.asked_for == app.generation && ls.asked_version == app.training.version)) return;
+    const LessonStep& step = current(app)->steps[ls.step];
+    const Msg why = model_not_ready(app, step);
+    if (!why.empty()) {
+        ls.question = LessonQuestion();
+        ls.question.kind = step.ask_model ? QuestionKind::PickOption : QuestionKind::Shape;
+        ls.question.ready = false, ls.question.not_ready = why;
+    } else {
+        ls.question = step.ask_model ? step.ask_model(measured_model(app), app.trace) : step.ask(app.trace);
+    }
+    ls.asked_for = app.generation, ls.asked_version = app.training.version;
 }
 
 void reset_step(LessonState& ls) {
-    ls.asked_for = ~0ull;
+    ls.asked_for = ls.asked_version = ~0ull;
     ls.answered = ls.correct = ls.hint_shown = false;
     ls.attempts = 0;
     ls.feedback = Msg();
@@ -258,6 +290,20 @@ std::vector<std::string> parse_progress(const std::string& text) {
 
 // ---- state changes ----------------------------------------------------------------------------
 
+namespace {
+
+// Opens web/checkpoints/<task> in the session (the stepper shows it) unless it is open.
+void open_shipped_model(LabApp& app, const char* task) {
+    TrainingSession& ts = app.training;
+    if (ts.fetching == task) return;
+    if (ts.fetching.empty() && ts.trainer && ts.source == WeightsSource::Shipped && task_name(ts.trainer->task().kind) == std::string(task))
+        return;
+    training_set_config(app, decode_url_state(std::string("train=") + task).state.train_config);
+    training_open_shipped(app);
+}
+
+}  // namespace
+
 void lesson_start(LabApp& app, int lesson, int step) {
     ensure_progress(app);
     LessonState& ls = app.lesson;
@@ -270,8 +316,10 @@ void lesson_start(LabApp& app, int lesson, int step) {
 void lesson_setup_again(LabApp& app) {
     const Lesson* l = current(app);
     if (!l) return;
-    const UrlDecode d = decode_url_state(l->steps[app.lesson.step].setup);
+    const LessonStep& step = l->steps[app.lesson.step];
+    const UrlDecode d = decode_url_state(step.setup);
     lab_show_url_state(app, d.state);
+    if (step.task) open_shipped_model(app, step.task);
     app.lesson.asked_for = ~0ull;
 }
 
@@ -377,6 +425,11 @@ Json answer_json(const LessonQuestion& q) {
     }
 }
 
+Json step_task(const Lesson& l, int step) {
+    const char* task = l.steps[static_cast<size_t>(step)].task;
+    return task ? Json(task) : Json(nullptr);
+}
+
 Json question_json(const LabApp& app, const LessonQuestion& q) {
     Json out = {{"kind", question_kind_name(q.kind)}, {"ready", q.ready}, {"prompt", say(app, q.prompt)},
                 {"not_ready", say(app, q.not_ready)}, {"hint", say(app, q.hint)}, {"answer", answer_json(q)}};
@@ -402,7 +455,8 @@ Json lesson_state(const LabApp& app) {
             {"title", tr(app, l->title)}, {"intro", tr(app, l->steps[ls.step].intro)},
             {"question", question_json(app, ls.question)}, {"answered", ls.answered}, {"correct", ls.correct},
             {"attempts", ls.attempts}, {"hint_shown", ls.hint_shown}, {"feedback", say(app, ls.feedback)},
-            {"input", ls.input}, {"cells", cells}, {"asked_for_generation", ls.asked_for == app.generation}};
+            {"input", ls.input}, {"cells", cells}, {"asked_for_generation", ls.asked_for == app.generation},
+            {"task", step_task(*l, ls.step)}};
 }
 
 Json lessons_progress_state(const LabApp& app) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/lesson_model.h"
 #include "core/lessons.h"
 #include "interop/json_export.h"
 
@@ -23,6 +24,12 @@ struct LessonState {
     int step = 0;                        // index into its steps
     LessonQuestion question;             // asked of the trace of generation `asked_for`
     unsigned long long asked_for = ~0ull;
+    unsigned long long asked_version = ~0ull;  // ... and of TrainingSession::version (a step on a model)
+    // The model a step on a shipped checkpoint asks about, measured once per model and
+    // version (held-out losses with each head knocked out take a while).
+    LessonModel model;
+    const Trainer* model_of = nullptr;
+    unsigned long long model_version = ~0ull;
     bool answered = false;               // an answer was read for this step
     bool correct = false;                // ... and the last one was right
     int attempts = 0;                    // answers read for this step

@@ -3,6 +3,7 @@
 
 #include <imgui_internal.h>  // ImFormatStringV
 
+#include <cmath>
 #include <cstdarg>
 #include <cstring>
 #include <string>
@@ -34,6 +35,7 @@ struct Line {
 std::vector<Line> break_lines(const char* text, const char* end, float width) {
     const ImFont* font = ImGui::GetFont();
     const float scale = ImGui::GetFontSize() / font->FontSize;
+    width = std::floor(width);  // ImGui rounds a line's width up to whole pixels (CalcTextSize)
     std::vector<Line> lines;
     const char* line = text;
     const char* brk = nullptr;   // the line may end here ...

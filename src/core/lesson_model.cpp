@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "train/head_scores.h"
+
 namespace lab {
 
 namespace {
@@ -40,6 +42,30 @@ std::string head_code(const LessonHead& h) {
     return "L" + std::to_string(h.layer) + " " + kind + " h" + std::to_string(h.head);
 }
 
+// A head to pick among all of the model's: the options name them, the pick has the largest
+// `score`; `list` quotes every head's score (and `also`'s, when given) for the feedback.
+LessonQuestion pick_head(const LessonModel& m, Str prompt, Str hint, double LessonHead::*score, double LessonHead::*also,
+                         std::string* list) {
+    LessonQuestion q;
+    q.kind = QuestionKind::PickHead, q.prompt = Msg(prompt), q.hint = Msg(hint);
+    for (size_t i = 0; i < m.heads.size(); ++i) {
+        const LessonHead& h = m.heads[i];
+        q.options.push_back(head_label(h));
+        char buf[64];
+        if (also) std::snprintf(buf, sizeof buf, ": %.3f / %.3f", h.*score, h.*also);
+        else std::snprintf(buf, sizeof buf, ": %.3f", h.*score);
+        *list += (i ? ", " : "") + head_code(h) + buf;
+        if (q.pick < 0 || h.*score > m.heads[q.pick].*score) q.pick = static_cast<int>(i);
+    }
+    return q;
+}
+
+LessonQuestion model_not_ready(QuestionKind kind) {
+    LessonQuestion q;
+    q.kind = kind, q.ready = false, q.not_ready = Msg(Str::lesson_needs_model_view);
+    return q;
+}
+
 }  // namespace
 
 LessonModel measure_lesson_model(Trainer& t, int samples) {
@@ -61,6 +87,10 @@ LessonModel measure_lesson_model(Trainer& t, int samples) {
         }
         diagonals(t, b, samples, &m.heads, b * H);
     }
+    for (const HeadScore& s : induction_head_scores(t, samples)) {
+        LessonHead& h = m.heads[static_cast<size_t>(s.block) * H + s.head];
+        h.previous_token = s.previous_token, h.induction = s.induction;
+    }
     m.ready = true;
     return m;
 }
@@ -70,9 +100,9 @@ LessonQuestion cross_pattern_question(const LessonModel& m) {
     for (const LessonHead& h : m.heads)
         if (h.kind == AttentionKind::Cross && (!best || std::max(h.diagonal, h.anti_diagonal) > std::max(best->diagonal, best->anti_diagonal)))
             best = &h;
+    if (!best) return model_not_ready(QuestionKind::PickOption);
     LessonQuestion q;
     q.kind = QuestionKind::PickOption;
-    if (!best) return q.ready = false, q.not_ready = Msg(Str::lesson_needs_model_view), q;
     q.prompt = Msg(Str::lesson_cross_prompt);
     q.hint = Msg(Str::lesson_cross_hint);
     q.options = {Msg(Str::lesson_opt_diagonal), Msg(Str::lesson_opt_anti_diagonal), Msg(Str::lesson_opt_spread)};
@@ -82,24 +112,29 @@ LessonQuestion cross_pattern_question(const LessonModel& m) {
     return q;
 }
 
-LessonQuestion knockout_question(const LessonModel& m) {
-    LessonQuestion q;
-    q.kind = QuestionKind::PickHead;
-    if (m.heads.empty()) return q.ready = false, q.not_ready = Msg(Str::lesson_needs_model_view), q;
-    q.prompt = Msg(Str::lesson_knockout_prompt);
-    q.hint = Msg(Str::lesson_knockout_hint);
+LessonQuestion induction_head_question(const LessonModel& m) {
+    const bool decoder_only = !m.heads.empty() && std::all_of(m.heads.begin(), m.heads.end(), [](const LessonHead& h) {
+        return h.kind == AttentionKind::DecoderSelf;
+    });
+    if (!decoder_only) return model_not_ready(QuestionKind::PickHead);
     std::string list;
-    for (size_t i = 0; i < m.heads.size(); ++i) {
-        const LessonHead& h = m.heads[i];
-        q.options.push_back(head_label(h));
-        char buf[32];
-        std::snprintf(buf, sizeof buf, ": %.3f", h.knockout_loss);
-        list += (i ? ", " : "") + head_code(h) + buf;
-        if (q.pick < 0 || h.knockout_loss > m.heads[q.pick].knockout_loss) q.pick = static_cast<int>(i);
-    }
+    LessonQuestion q = pick_head(m, Str::lesson_induction_prompt, Str::lesson_induction_hint, &LessonHead::induction,
+                                 &LessonHead::previous_token, &list);
+    const LessonHead& best = m.heads[q.pick];
+    q.explain = Msg(Str::lesson_induction_explain, head_label(best), best.induction, list);
+    q.numbers = {{"induction", best.induction, 3}};
+    for (const LessonHead& h : m.heads) q.numbers.push_back({"previous_token", h.previous_token, 3});
+    return q;
+}
+
+LessonQuestion knockout_question(const LessonModel& m) {
+    if (m.heads.empty()) return model_not_ready(QuestionKind::PickHead);
+    std::string list;
+    LessonQuestion q = pick_head(m, Str::lesson_knockout_prompt, Str::lesson_knockout_hint, &LessonHead::knockout_loss, nullptr,
+                                 &list);
     const LessonHead& worst = m.heads[q.pick];
     q.explain = Msg(Str::lesson_knockout_explain, m.loss, head_label(worst), worst.knockout_loss, worst.knockout_loss - m.loss, list);
-    q.numbers = {{"loss", m.loss, 3}, {"knockout_loss", worst.knockout_loss, 3}, {"rise", worst.knockout_loss - m.loss, 3}};
+    q.numbers = {{"loss", m.loss, 4}, {"knockout_loss", worst.knockout_loss, 3}, {"rise", worst.knockout_loss - m.loss, 3}};
     return q;
 }
 

@@ -22,6 +22,8 @@ struct LessonHead {
     double knockout_loss = 0;  // held-out loss with this head alone knocked out
     double diagonal = 0;       // mean weight of query i on key i (L_q = L_kv), else 0
     double anti_diagonal = 0;  // mean weight of query i on key L_kv-1-i (L_q = L_kv), else 0
+    double previous_token = 0; // decoder-only models: train/head_scores.h, else 0
+    double induction = 0;
 };
 
 struct LessonModel {
@@ -37,5 +39,6 @@ LessonModel measure_lesson_model(Trainer& t, int samples);
 // The questions of lesson 7 asked of a measured model.
 LessonQuestion cross_pattern_question(const LessonModel& m);  // diagonal / anti-diagonal / spread
 LessonQuestion knockout_question(const LessonModel& m);       // the head whose knockout hurts most
+LessonQuestion induction_head_question(const LessonModel& m); // the head with the largest induction score
 
 }  // namespace lab

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "experiments.h"
+#include "lesson_model.h"
 #include "lessons.h"
 
 namespace lab {
@@ -452,6 +453,217 @@ LessonQuestion odd_last_column(const Trace& tr) {
     return q;
 }
 
+// ---- lesson 6: the whole block (the stepper on a model: its trace holds the block's tensors) ----
+
+bool has_block(const Trace& tr) {
+    for (TensorId id : {TensorId::Tokens, TensorId::Embedding, TensorId::Embed, TensorId::EmbedOut, TensorId::Residual,
+                        TensorId::NormW, TensorId::NormB, TensorId::NormOut, TensorId::FfnIn, TensorId::W1,
+                        TensorId::FfnHidden, TensorId::FfnRelu, TensorId::Probs, TensorId::Targets})
+        if (!tr.find(id)) return false;
+    return true;
+}
+
+// Root mean square of a tensor's entries.
+double rms(const Tensor& t) {
+    double sq = 0;
+    for (float v : t.data) sq += double(v) * v;
+    return std::sqrt(sq / std::max<size_t>(1, t.size()));
+}
+
+// Mean and (population) variance of n values.
+void mean_var(const double* v, int n, double* mean, double* var) {
+    double m = 0, sq = 0;
+    for (int i = 0; i < n; ++i) m += v[i];
+    m /= n;
+    for (int i = 0; i < n; ++i) sq += (v[i] - m) * (v[i] - m);
+    *mean = m, *var = sq / n;
+}
+
+LessonQuestion embed_scale(const Trace& tr) {
+    if (!has_block(tr)) return not_ready(QuestionKind::Estimate, Msg(Str::lesson_needs_model_view));
+    const Tensor& emb = tr[TensorId::Embed];
+    const int d = emb.shape[2], token = static_cast<int>(tr[TensorId::Tokens].at({0, 0}));
+    const double e = tr[TensorId::Embedding].at({token, 0}), root = std::sqrt(static_cast<double>(d));
+    LessonQuestion q;
+    q.kind = QuestionKind::Estimate, q.value = emb.at({0, 0, 0}), q.tolerance = 0.05;
+    q.prompt = Msg(Str::lesson_embed_prompt, token, token, e, d);
+    q.hint = Msg(Str::lesson_embed_hint, d);
+    q.marks = {{TensorId::Embed, 0, 0, 0, 0, 0, 0}, {TensorId::Embedding, 0, 0, token, token, 0, 0}};
+    const double rms_e = rms(tr[TensorId::Embedding]), rms_x = rms(emb);
+    q.explain = Msg(Str::lesson_embed_explain, token, e, root, q.value, rms_e, rms_x);
+    q.numbers = {{"E", e, 3}, {"sqrt_d", root, 3}, {"embed", q.value, 3}, {"rms_E", rms_e, 3}, {"rms_embed", rms_x, 3}};
+    return q;
+}
+
+LessonQuestion pe_added(const Trace& tr) {
+    const Tensor* pe = tr.find(TensorId::EmbedPe);
+    if (!has_block(tr)) return not_ready(QuestionKind::Estimate, Msg(Str::lesson_needs_model_view));
+    if (!pe || pe->shape[0] < 2) return not_ready(QuestionKind::Estimate, Msg(Str::lesson_needs_pe));
+    const double x = tr[TensorId::Embed].at({0, 1, 0}), p = pe->at({1, 0});
+    LessonQuestion q;
+    q.kind = QuestionKind::Estimate, q.value = tr[TensorId::EmbedOut].at({0, 1, 0}), q.tolerance = 0.05;
+    q.prompt = Msg(Str::lesson_pe_added_prompt, x);
+    q.hint = Msg(Str::lesson_pe_added_hint);
+    q.marks = {{TensorId::EmbedOut, 0, 0, 1, 1, 0, 0}, {TensorId::Embed, 0, 0, 1, 1, 0, 0}};
+    q.explain = Msg(Str::lesson_pe_added_explain, x, p, q.value);
+    q.numbers = {{"embed", x, 3}, {"pe", p, 3}, {"embed_out", q.value, 3}};
+    return q;
+}
+
+// Row 0 of LayerNorm's input, its output before the learned γ, β ((norm_out − β) / γ) and after.
+struct NormRow {
+    double in_mean, in_var, z_mean, z_var, out_mean, out_var;
+};
+
+NormRow norm_row(const Trace& tr) {
+    const Tensor &res = tr[TensorId::Residual], &out = tr[TensorId::NormOut];
+    const Tensor &g = tr[TensorId::NormW], &b = tr[TensorId::NormB];
+    const int d = res.shape[2];
+    std::vector<double> in, z, o;
+    for (int k = 0; k < d; ++k) {
+        in.push_back(res.at({0, 0, k}));
+        o.push_back(out.at({0, 0, k}));
+        if (std::fabs(g.at({k})) > 1e-6) z.push_back((o.back() - b.at({k})) / g.at({k}));  // γ ≈ 0 says nothing
+    }
+    NormRow r{};
+    mean_var(in.data(), d, &r.in_mean, &r.in_var);
+    mean_var(z.data(), std::max<int>(1, static_cast<int>(z.size())), &r.z_mean, &r.z_var);
+    mean_var(o.data(), d, &r.out_mean, &r.out_var);
+    return r;
+}
+
+LessonQuestion norm_moments(const Trace& tr) {
+    if (!has_block(tr)) return not_ready(QuestionKind::PickOption, Msg(Str::lesson_needs_model_view));
+    const int d = tr[TensorId::Residual].shape[2];
+    const NormRow r = norm_row(tr);
+    LessonQuestion q;
+    q.kind = QuestionKind::PickOption;
+    q.prompt = Msg(Str::lesson_norm_prompt, d);
+    q.hint = Msg(Str::lesson_norm_hint);
+    q.options = {Msg(Str::lesson_opt_norm_unit), Msg(Str::lesson_opt_norm_sum), Msg(Str::lesson_opt_norm_same)};
+    // The nearest of (mean 0, var 1), a softmax row (mean 1/d, var small), the residual's own.
+    const double cand[3][2] = {{0, 1}, {1.0 / d, 0}, {r.in_mean, r.in_var}};
+    double best = 1e300;
+    for (int i = 0; i < 3; ++i) {
+        const double dist = std::fabs(r.z_mean - cand[i][0]) + std::fabs(r.z_var - cand[i][1]);
+        if (dist < best) best = dist, q.pick = i;
+    }
+    q.marks = {mark_row(TensorId::Residual, 0, 0, 0, d), mark_row(TensorId::NormOut, 0, 0, 0, d)};
+    q.explain = Msg(Str::lesson_norm_explain, r.in_mean, r.in_var, r.z_mean, r.z_var, r.out_mean, r.out_var);
+    q.numbers = {{"in_mean", r.in_mean, 3}, {"in_var", r.in_var, 3}, {"z_mean", r.z_mean, 3}, {"z_var", r.z_var, 3},
+                 {"out_mean", r.out_mean, 3}, {"out_var", r.out_var, 3}};
+    return q;
+}
+
+LessonQuestion ffn_shape(const Trace& tr) {
+    if (!has_block(tr)) return not_ready(QuestionKind::Shape, Msg(Str::lesson_needs_model_view));
+    const Tensor &in = tr[TensorId::FfnIn], &w1 = tr[TensorId::W1], &h = tr[TensorId::FfnHidden];
+    LessonQuestion q = ask_shape(h, Msg(Str::lesson_ffn_shape_prompt, shape_text(in.shape), shape_text(w1.shape)),
+                                 Msg(Str::lesson_ffn_shape_hint));
+    q.explain = Msg(Str::lesson_ffn_shape_explain, shape_text(h.shape), h.shape[1], in.shape[2], h.shape[2]);
+    q.numbers = {whole("L", h.shape[1]), whole("d_model", in.shape[2]), whole("d_ff", h.shape[2])};
+    return q;
+}
+
+LessonQuestion relu_zeros(const Trace& tr) {
+    if (!has_block(tr)) return not_ready(QuestionKind::Estimate, Msg(Str::lesson_needs_model_view));
+    const Tensor &h = tr[TensorId::FfnHidden], &a = tr[TensorId::FfnRelu];
+    const int f = h.shape[2];
+    long zeros = 0, not_positive = 0, row0 = 0;
+    for (size_t i = 0; i < a.data.size(); ++i) {
+        zeros += a.data[i] == 0.0f, not_positive += h.data[i] <= 0.0f;
+        row0 += i < static_cast<size_t>(f) && a.data[i] == 0.0f;
+    }
+    const long total = static_cast<long>(a.data.size());
+    LessonQuestion q;
+    q.kind = QuestionKind::Estimate, q.value = static_cast<double>(zeros) / total, q.tolerance = 0.15;
+    q.prompt = Msg(Str::lesson_relu_prompt, total);
+    q.hint = Msg(Str::lesson_relu_hint);
+    q.marks = {mark_row(TensorId::FfnRelu, 0, 0, 0, f)};
+    q.explain = Msg(Str::lesson_relu_explain, zeros, total, q.value, not_positive, row0, f);
+    q.numbers = {whole("zeros", zeros), whole("total", total), {"fraction", q.value, 3}, whole("not_positive", not_positive),
+                 whole("row0", row0)};
+    return q;
+}
+
+LessonQuestion generator_top(const Trace& tr) {
+    if (!has_block(tr)) return not_ready(QuestionKind::Estimate, Msg(Str::lesson_needs_model_view));
+    const Tensor& p = tr[TensorId::Probs];
+    const int V = p.shape[2];
+    const float* row = p.ptr();
+    const int at = argmax(row, V), target = static_cast<int>(tr[TensorId::Targets].at({0, 0}));
+    LessonQuestion q;
+    q.kind = QuestionKind::Estimate, q.value = row[at], q.tolerance = 0.1;
+    q.prompt = Msg(Str::lesson_generator_prompt, V);
+    q.hint = Msg(Str::lesson_generator_hint);
+    q.marks = {mark_row(TensorId::Probs, 0, 0, 0, V)};
+    q.explain = Msg(Str::lesson_generator_explain, q.value, at, target, row_sum(row, V), 1.0 / V);
+    q.numbers = {{"max", q.value, 3}, whole("symbol", at), whole("target", target), {"sum", row_sum(row, V), 4},
+                 {"uniform", 1.0 / V, 3}};
+    return q;
+}
+
+// ---- lesson 7: what trained heads do (the shipped checkpoints, measured) --------------------------
+
+// The head of the trace with the most weight on its anti-diagonal (query i on key L-1-i), or -1.
+int anti_diagonal_head(const Trace& tr, double* mass) {
+    const Tensor& w = tr[TensorId::Weights];
+    const int H = w.shape[1], L = w.shape[2];
+    if (w.shape[3] != L || !has_block(tr)) return -1;
+    int best = -1;
+    *mass = -1;
+    for (int h = 0; h < H; ++h) {
+        double m = 0;
+        for (int i = 0; i < L; ++i) m += w.at({0, h, i, L - 1 - i}) / L;
+        if (m > *mass) *mass = m, best = h;
+    }
+    return best;
+}
+
+LessonQuestion mirrored_key(const Trace& tr) {
+    double mass;
+    const int h = anti_diagonal_head(tr, &mass);
+    if (h < 0) return not_ready(QuestionKind::Cells, Msg(Str::lesson_needs_model_view));
+    const Tensor& w = tr[TensorId::Weights];
+    const int L = w.shape[2], row = clamp_index(2, L);
+    const float* p = row_ptr(w, 0, h, row);
+    const int at = argmax(p, L);
+    LessonQuestion q;
+    q.kind = QuestionKind::Cells;
+    q.prompt = Msg(Str::lesson_mirror_prompt, h, row);
+    q.hint = Msg(Str::lesson_mirror_hint, row);
+    q.target = {TensorId::Weights, 0, h, 0, L - 1, 0, L - 1};
+    q.cells = {row * L + at};
+    q.marks = {mark_row(TensorId::Weights, 0, h, row, L)};
+    q.explain = Msg(Str::lesson_mirror_explain, row, p[at], at, L - 1 - row, row, p[row], mass);
+    q.numbers = {whole("row", row), {"weight", p[at], 3}, whole("key", at), whole("mirror", L - 1 - row),
+                 {"diagonal", p[row], 3}, {"mass", mass, 3}};
+    return q;
+}
+
+LessonQuestion mirrored_weight(const LessonModel& m, const Trace& tr) {
+    double mass;
+    const int h = anti_diagonal_head(tr, &mass);
+    const LessonHead* mean = nullptr;
+    for (const LessonHead& x : m.heads)
+        if (x.kind == AttentionKind::Cross && x.head == h && !mean) mean = &x;
+    if (h < 0 || !mean) return not_ready(QuestionKind::Estimate, Msg(Str::lesson_needs_model_view));
+    const Tensor& w = tr[TensorId::Weights];
+    const int L = w.shape[2], row = L - 1;
+    LessonQuestion q;
+    q.kind = QuestionKind::Estimate, q.value = w.at({0, h, row, 0}), q.tolerance = 0.1;
+    q.prompt = Msg(Str::lesson_mirror_weight_prompt, h, row);
+    q.hint = Msg(Str::lesson_mirror_weight_hint);
+    q.marks = {mark_row(TensorId::Weights, 0, h, row, L)};
+    q.explain = Msg(Str::lesson_mirror_weight_explain, row, q.value, mean->anti_diagonal, mean->diagonal);
+    q.numbers = {{"weight", q.value, 3}, {"anti_diagonal", mean->anti_diagonal, 3}, {"diagonal", mean->diagonal, 3}};
+    return q;
+}
+
+LessonQuestion cross_pattern(const LessonModel& m, const Trace&) { return cross_pattern_question(m); }
+LessonQuestion induction_head(const LessonModel& m, const Trace&) { return induction_head_question(m); }
+LessonQuestion knockout(const LessonModel& m, const Trace&) { return knockout_question(m); }
+
 // ---- the registry: one row per lesson ----------------------------------------------------
 
 #define ONE_HEAD "d_model=8&heads=1&seq_len=4&batch=2&seed=42&mask=none"
@@ -459,6 +671,9 @@ LessonQuestion odd_last_column(const Trace& tr) {
 #define TWO_HEADS "d_model=8&heads=2&seq_len=4&batch=2&seed=42&mask=none"
 #define MASKS "d_model=8&heads=2&seq_len=5&batch=2&seed=42"
 #define ROWS4 "d_model=8&heads=2&seq_len=4&batch=1&seed=42&mask=custom&custom=1000.1100.0000.1111"
+#define BLOCK "model=1&layer=0&sublayer=enc_self&stage="
+#define REVERSE_CROSS "model=1&layer=0&sublayer=cross&stage=softmax&all=1"
+#define INDUCTION "model=1&layer=1&sublayer=dec_self&stage=softmax&all=1"
 #define SAME_WORD "d_model=8&heads=2&batch=1&seed=42&mask=none&tokens=cat%20sat%20cat%20sat&stage=output"
 
 const std::vector<Lesson> kLessons = {
@@ -492,6 +707,19 @@ const std::vector<Lesson> kLessons = {
       {SAME_WORD "&pe=1", Str::lesson_with_pe_intro, same_word_rows},
       {"d_model=8&heads=2&seq_len=6&batch=1&seed=42&mask=none&pe=1&stage=input", Str::lesson_pe_value_intro, pe_value},
       {"d_model=7&heads=1&seq_len=6&batch=1&seed=42&mask=none&pe=1&stage=input", Str::lesson_odd_intro, odd_last_column}}},
+    {"block", Str::lesson_block_title,
+     {{BLOCK "embed", Str::lesson_embed_intro, embed_scale, "reverse"},
+      {BLOCK "embed", Str::lesson_pe_added_intro, pe_added, "reverse"},
+      {BLOCK "add_norm", Str::lesson_norm_intro, norm_moments, "reverse"},
+      {BLOCK "ffn", Str::lesson_ffn_shape_intro, ffn_shape, "reverse"},
+      {BLOCK "ffn", Str::lesson_relu_intro, relu_zeros, "reverse"},
+      {BLOCK "generator", Str::lesson_generator_intro, generator_top, "reverse"}}},
+    {"trained_heads", Str::lesson_trained_title,
+     {{REVERSE_CROSS, Str::lesson_cross_intro, nullptr, "reverse", cross_pattern},
+      {REVERSE_CROSS, Str::lesson_mirror_intro, mirrored_key, "reverse"},
+      {REVERSE_CROSS, Str::lesson_mirror_weight_intro, nullptr, "reverse", mirrored_weight},
+      {INDUCTION, Str::lesson_induction_intro, nullptr, "induction", induction_head},
+      {INDUCTION, Str::lesson_knockout_intro, nullptr, "induction", knockout}}},
 };
 
 }  // namespace

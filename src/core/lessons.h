@@ -63,10 +63,18 @@ struct LessonQuestion {
     std::vector<LessonNumber> numbers;  // what `explain` quotes
 };
 
+struct LessonModel;  // lesson_model.h: a trained model's heads, measured
+
 struct LessonStep {
     const char* setup;  // a URL-hash fragment: the configuration (key table), tokens, stage, head, item
     Str intro;          // two or three sentences: what to look at
-    LessonQuestion (*ask)(const Trace& trace);
+    LessonQuestion (*ask)(const Trace& trace);  // null when ask_model asks
+    // The shipped checkpoint (web/checkpoints/<task>) the step shows in the stepper, or
+    // null: the knobs' random weights. Its setup then names the stepper's place
+    // (model=1&layer&sublayer&stage) and the trace is the model's.
+    const char* task = nullptr;
+    // Asked of the model's measurements (held-out losses, mean patterns) and the trace.
+    LessonQuestion (*ask_model)(const LessonModel& model, const Trace& trace) = nullptr;
 };
 
 struct Lesson {

@@ -11,7 +11,9 @@ import {
 
 const T = 10000;
 // One step per lesson is photographed (1-based lesson -> step).
-const PHOTO_STEP = { 1: 3, 2: 3, 3: 5, 4: 1, 5: 2 };
+const PHOTO_STEP = { 1: 3, 2: 3, 3: 5, 4: 1, 5: 2, 6: 3, 7: 2 };
+// A step on a shipped checkpoint waits for it (fetched, opened, measured head by head).
+const MODEL_T = 90000;
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The feedback must show this number as the core printed it (%.Nf of the same double). */
@@ -21,13 +23,16 @@ function shows(text, n) {
 }
 
 const lessonIs = (id, step) => (s) => !!s.lesson && s.lesson.id === id && s.lesson.step === step && s.lesson.asked_for_generation;
+// ... and asked of the model it needs: the checkpoint is in the stepper, not on its way.
+const lessonReady = (id, step) => (s) => lessonIs(id, step)(s) && (!s.lesson.task || (s.lesson.question.ready &&
+  s.training.task === s.lesson.task && s.training.weights === 'shipped' && !s.training.fetching && s.stepper.shown_model));
 
 /** Open lesson `id` from the top bar's Lessons menu, by mouse. */
 async function openLessonByMenu(t, id) {
   const s0 = await labState(t.page);
   await clickRect(t, layoutRect(s0, 'menu:lessons'));
   await clickRect(t, await stableRect(t, `lesson:${id}`));
-  return waitForState(t, lessonIs(id, 1), { timeout: T, message: `lesson ${id} step 1 after the menu click` });
+  return waitForState(t, lessonReady(id, 1), { timeout: MODEL_T, message: `lesson ${id} step 1 after the menu click` });
 }
 
 /** The right answer in the form a learner types it, checked against the page's own tensors where it can be. */
@@ -84,6 +89,37 @@ async function crossCheckMaxWeight(t, s) {
   return ` hovered max ${max.toFixed(3)}`;
 }
 
+/**
+ * Steps on a shipped model: the answer against what the maps show on hover (the marked cell,
+ * the marked row's largest weight or probability, the zeros of a ReLU row), and shapes against
+ * the model's configuration.
+ */
+async function crossCheckModelStep(t, s) {
+  const q = s.lesson.question, m = q.marks[0], c = s.training.config;
+  if (q.kind === 'shape') {
+    assert(same(q.answer, [1, c.length, c.d_ff]), `shape ${JSON.stringify(q.answer)} vs (1, length, d_ff) of ${JSON.stringify(c)}`);
+    return '';
+  }
+  if (!m || m.rows[0] !== m.rows[1]) return '';
+  const prefix = m.tensor === 'weights' ? [m.batch_item, m.head] : [m.batch_item];
+  const values = [];
+  for (let j = m.cols[0]; j <= m.cols[1]; j++) values.push((await hoverCell(t, m.tensor, m.rows[0], j, { prefix })).value);
+  await parkMouse(t);
+  const at = values.indexOf(Math.max(...values));
+  const number = (name) => q.numbers.find((n) => n.name === name).value;
+  if (q.kind === 'cells') {
+    assert(same(q.answer, [[m.rows[0], at]]), `cells ${JSON.stringify(q.answer)} vs the hovered row's largest weight at ${at}`);
+  } else if (m.tensor === 'ffn_relu') {
+    const zeros = values.filter((v) => v === 0).length;
+    assert(zeros === number('row0'), `${zeros} hovered zeros in ffn_relu row 0, feedback says ${number('row0')}`);
+  } else if (m.tensor === 'probs') {
+    assert(Math.abs(values[at] - q.answer.value) < 1e-6, `largest hovered probability ${values[at]} vs ${q.answer.value}`);
+  } else if (q.kind === 'estimate') {
+    assert(values.some((v) => Math.abs(v - q.answer.value) < 1e-5), `${q.answer.value} is no hovered value of ${m.tensor} row ${m.rows[0]}`);
+  }
+  return ` hovered ${m.tensor}[${m.rows[0]}, ${m.cols[0]}..${m.cols[1]}]`;
+}
+
 /** Type text into the lesson's field and press Enter (or click Check). */
 async function typeAnswer(t, s, text, { clickCheck = false } = {}) {
   await typeInto(t, layoutRect(s, 'lesson:input'), text, { fx: 0.3, enter: !clickCheck });
@@ -105,6 +141,10 @@ async function answerWrongThenRight(t, s, useCheckButton) {
   const after = (n) => (x) => !!x.lesson && x.lesson.id === id && x.lesson.step === step && x.lesson.attempts === n;
   if (q.kind === 'shape' || q.kind === 'estimate') {
     await typeAnswer(t, s, wrongText(s), { clickCheck: useCheckButton });
+  } else if (q.kind === 'cells' && q.answer.length === 1) {
+    const [r, c] = q.answer[0];  // one cell to find: a neighbour of it first
+    await clickCell(t, s, r, (c + 1) % (q.target.cols[1] + 1));
+    await clickRect(t, layoutRect(await labState(t.page), 'lesson:answer'));
   } else if (q.kind === 'cells') {
     for (const [r, c] of q.answer.slice(1)) await clickCell(t, s, r, c);  // all but the first
     await clickRect(t, layoutRect(await labState(t.page), 'lesson:answer'));
@@ -122,6 +162,7 @@ async function answerWrongThenRight(t, s, useCheckButton) {
     await typeAnswer(t, w, rightText(w), { clickCheck: !useCheckButton });
   } else if (q.kind === 'cells') {
     const [r, c] = q.answer[0];
+    if (q.answer.length === 1) await clickCell(t, w, r, (c + 1) % (q.target.cols[1] + 1));  // unmark the wrong one
     await clickCell(t, w, r, c);
     const marked = await labState(t.page);
     assert(same([...marked.lesson.cells].sort(), [...q.answer].sort()), `marked cells ${JSON.stringify(marked.lesson.cells)} vs ${JSON.stringify(q.answer)}`);
@@ -141,15 +182,20 @@ async function answerWrongThenRight(t, s, useCheckButton) {
 async function walkLesson(t, id, steps) {
   let s = await openLessonByMenu(t, id);
   for (let n = 1; n <= steps; n++) {
-    s = await waitForState(t, lessonIs(id, n), { timeout: T, message: `lesson ${id} step ${n} shown` });
+    s = await waitForState(t, lessonReady(id, n), { timeout: MODEL_T, message: `lesson ${id} step ${n} shown` });
     const q = s.lesson.question;
     assert(q.ready, `lesson ${id}.${n} not ready: ${q.not_ready}`);
     assert(!s.lesson.answered && s.lesson.attempts === 0 && s.lesson.feedback === '', `lesson ${id}.${n} starts answered`);
     assert(new RegExp(`(^|&)lesson=${id}&step=${n}(&|$)`).test(s.url_hash), `hash ${s.url_hash}`);
     assert(s.layout['lesson:prev'] && s.layout['lesson:next'] && s.layout['lesson:setup'], 'navigation buttons missing');
-    if (q.kind === 'shape') crossCheckShape(s);
-    if (q.kind === 'cells') crossCheckCells(s);
-    const hovered = q.kind === 'estimate' || q.kind === 'pick_row' ? await crossCheckMaxWeight(t, s) : '';
+    let hovered = '';
+    if (s.lesson.task) {
+      hovered = await crossCheckModelStep(t, s);
+    } else {
+      if (q.kind === 'shape') crossCheckShape(s);
+      if (q.kind === 'cells') crossCheckCells(s);
+      hovered = q.kind === 'estimate' || q.kind === 'pick_row' ? await crossCheckMaxWeight(t, s) : '';
+    }
     const r = await answerWrongThenRight(t, await labState(t.page), n % 2 === 0);
     note(t, `${id}.${n} ${q.kind}: ${r.lesson.feedback.slice(0, 140)}${hovered}`);
     if (PHOTO_STEP[id] === n) {
@@ -165,11 +211,11 @@ async function walkLesson(t, id, steps) {
   return s;
 }
 
-for (const id of [1, 2, 3, 4, 5]) {
+for (const id of [1, 2, 3, 4, 5, 6, 7]) {
   test(`lessons: lesson ${id}, every step answered wrong once then right with the live numbers; progress survives a reload`, async (t) => {
     let s = await openLab(t);
     assert(s.lesson === null, `a lesson is shown without being asked for: ${JSON.stringify(s.lesson)}`);
-    assert(s.lessons.length >= 5 && s.lessons.every((l) => /^0+$/.test(l.done)), `fresh progress ${JSON.stringify(s.lessons)}`);
+    assert(s.lessons.length === 7 && s.lessons.every((l) => /^0+$/.test(l.done)), `fresh progress ${JSON.stringify(s.lessons)}`);
     const steps = s.lessons.find((l) => l.id === id).steps;
     await walkLesson(t, id, steps);
     await t.page.reload({ waitUntil: 'load', timeout: 60000 });
@@ -221,8 +267,8 @@ test('lessons: the hash opens a step; bad values are named; knobs move and come 
 for (const [lesson, step] of Object.entries(PHOTO_STEP)) {
   test(`lessons: lesson ${lesson} step ${step} in Chinese, answered`, async (t) => {
     let s = await openLab(t, `#lang=zh&lesson=${lesson}&step=${step}`);
-    s = await waitForState(t, (x) => lessonIs(Number(lesson), step)(x) && x.text_lang === 'zh' && x.fonts.cjk === 'ready',
-      { timeout: 30000, message: 'Chinese lesson page' });
+    s = await waitForState(t, (x) => lessonReady(Number(lesson), step)(x) && x.text_lang === 'zh' && x.fonts.cjk === 'ready',
+      { timeout: MODEL_T, message: 'Chinese lesson page' });
     assert(/[\u4e00-\u9fff]/.test(s.lesson.intro) && /[\u4e00-\u9fff]/.test(s.lesson.question.prompt), `not Chinese: ${s.lesson.intro}`);
     const r = await answerWrongThenRight(t, s, false);
     assert(/[\u4e00-\u9fff]/.test(r.lesson.feedback), `feedback not Chinese: ${r.lesson.feedback}`);
@@ -249,4 +295,60 @@ for (const lang of ['en', 'zh']) {
     await parkMouse(t);
     await screenshotNotBlank(t, `lesson-small-${lang}.png`);
   }, { viewport: { width: 1024, height: 640 } });
+}
+
+test('lessons: lesson 7 from the hash opens its checkpoint in the stepper after a reload; not ready while it loads', async (t) => {
+  // Hold the reverse checkpoint's manifest back: the step must say it is loading, never answer meanwhile.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await t.page.route('**/checkpoints/reverse/manifest.json', async (route) => { await held; await route.continue(); });
+  let s = await openLab(t, '#lesson=7&step=2');
+  s = await waitForState(t, (x) => lessonIs(7, 2)(x) && x.training.fetching === 'reverse', { timeout: T, message: 'lesson 7.2 fetching reverse' });
+  await waitFrames(t, 5);
+  s = await labState(t.page);
+  assert(!s.lesson.question.ready && /Opening the shipped checkpoint 'reverse'/.test(s.lesson.question.not_ready),
+    `while loading: ${JSON.stringify(s.lesson.question).slice(0, 300)}`);
+  assert(!s.layout['lesson:answer'] && !s.layout['lesson:pick:0'], 'answer widgets shown while the checkpoint loads');
+  note(t, `while loading: ${s.lesson.question.not_ready}`);
+  release();
+  s = await waitForState(t, lessonReady(7, 2), { timeout: MODEL_T, message: 'lesson 7.2 ready once reverse is open' });
+  assert(s.stepper.shown_model && s.stepper.sublayer === 'cross' && s.stepper.weights === 'shipped', `stepper ${JSON.stringify(s.stepper).slice(0, 300)}`);
+  await t.page.unroute('**/checkpoints/reverse/manifest.json');
+  // Another step's checkpoint, by editing the hash; then a reload opens it again from the hash alone.
+  await t.page.evaluate(() => { window.location.hash = '#lesson=7&step=5'; });
+  s = await waitForState(t, lessonReady(7, 5), { timeout: MODEL_T, message: 'lesson 7.5: the induction model' });
+  assert(s.training.task === 'induction' && s.stepper.layer === 1 && s.stepper.sublayer === 'dec_self', `${s.training.task} ${s.stepper.layer} ${s.stepper.sublayer}`);
+  await t.page.reload({ waitUntil: 'load', timeout: 60000 });
+  s = await waitReady(t);
+  s = await waitForState(t, lessonReady(7, 5), { timeout: MODEL_T, message: 'lesson 7.5 after the reload' });
+  assert(new RegExp('(^|&)lesson=7&step=5(&|$)').test(s.url_hash) && /model=1/.test(s.url_hash), `hash ${s.url_hash}`);
+  const r = await answerWrongThenRight(t, s, false);
+  note(t, `after reload 7.5: ${r.lesson.feedback.slice(0, 160)}`);
+  // Leaving the model (the stepper back on the knobs' weights): the step asks for Set up again.
+  await t.page.evaluate(() => { window.location.hash = '#lesson=7&step=5&d_model=8'; });
+  s = await waitForState(t, (x) => lessonIs(7, 5)(x) && !x.stepper.shown_model && !x.lesson.question.ready, { timeout: T, message: 'model=0: not ready' });
+  assert(s.lesson.question.not_ready.includes('Set up again'), `not_ready: ${s.lesson.question.not_ready}`);
+  await clickRect(t, layoutRect(s, 'lesson:setup'));
+  await waitForState(t, lessonReady(7, 5), { timeout: MODEL_T, message: 'Set up again shows the induction model' });
+}, { timeout: 300000 });
+
+// The card with a model step's widest answers (four heads to pick, three LayerNorm outcomes).
+for (const [lesson, step, lang, width, height] of [[7, 5, 'en', 1024, 640], [7, 5, 'zh', 1024, 640], [7, 5, 'en', 1280, 800],
+  [7, 5, 'zh', 1280, 800], [6, 3, 'zh', 1024, 640], [6, 3, 'en', 1280, 800]]) {
+  test(`lessons: the card of lesson ${lesson}.${step} fits at ${width}x${height} (${lang})`, async (t) => {
+    let s = await openLab(t, `#lang=${lang}&lesson=${lesson}&step=${step}`);
+    s = await waitForState(t, (x) => lessonReady(lesson, step)(x) && x.text_lang === lang, { timeout: MODEL_T, message: `${lang} lesson ${lesson}.${step}` });
+    const r = await answerWrongThenRight(t, s, false);
+    const card = r.scroll && r.scroll.Lesson;
+    assert(card, `no Lesson window in state().scroll: ${Object.keys(r.scroll || {})}`);
+    note(t, `${lang} ${width}x${height}: card ${card.w}x${card.h}, content scroll max_y ${card.max_y}, max_x ${card.max_x}`);
+    assert(card.max_x === 0, `${lang}: the card scrolls sideways (text clipped): ${JSON.stringify(card)}`);
+    const picks = r.lesson.question.options.map((_, i) => `lesson:pick:${i}`);
+    for (const key of ['lesson:next', 'lesson:prev', 'lesson:setup', ...picks]) {
+      const b = layoutRect(r, key);
+      assert(b.x >= card.x && b.x + b.w <= card.x + card.w + 1, `${lang}: ${key} outside the card ${JSON.stringify(b)} vs ${JSON.stringify(card)}`);
+    }
+    await parkMouse(t);
+    await screenshotNotBlank(t, `lesson-${lesson}-${step}-${width}-${lang}.png`);
+  }, { viewport: { width, height }, timeout: 180000 });
 }
