@@ -35,7 +35,9 @@ struct Line {
 std::vector<Line> break_lines(const char* text, const char* end, float width) {
     const ImFont* font = ImGui::GetFont();
     const float scale = ImGui::GetFontSize() / font->FontSize;
-    width = std::floor(width);  // ImGui rounds a line's width up to whole pixels (CalcTextSize)
+    // A pixel of slack: ImGui rounds a line's width up (CalcTextSize) and the content's start
+    // down, so a line that fills the width exactly reads as a pixel of sideways scroll.
+    width = std::floor(width) - 1.0f;
     std::vector<Line> lines;
     const char* line = text;
     const char* brk = nullptr;   // the line may end here ...
