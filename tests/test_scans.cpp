@@ -90,6 +90,21 @@ TEST_CASE("scans: sums and moments agree with a sequential double sum") {
     CHECK(std::isnan(sum(with_nan, 5)));
 }
 
+TEST_CASE("scans: one pass over the scores gives their moments and non-finite count as the separate scans do") {
+    Rng rng(17);
+    for (int n = 0; n <= 40; ++n) {
+        const std::vector<float> x = sample(rng, n, n % 3 == 0), y = sample(rng, n, false);
+        const ScoreScan scan = scan_scores(x.data(), y.data(), 2.0, n);
+        const Moments m = moments(x.data(), n);
+        CAPTURE(n);
+        CHECK(scan.nonfinite == count_nonfinite(x.data(), n));
+        CHECK(scan.moments.n == n);
+        CHECK(same_value(static_cast<float>(scan.moments.sum), static_cast<float>(m.sum)));
+        CHECK(same_value(static_cast<float>(scan.moments.sq), static_cast<float>(m.sq)));
+        if (n % 3) CHECK(scan.moments.sum == m.sum);  // the same order of additions, bit for bit
+    }
+}
+
 TEST_CASE("scans: the scaling error is the largest |x / div - y|, and NaN against a number is infinite") {
     Rng rng(13);
     for (int n = 2; n <= 40; ++n) {
@@ -102,15 +117,15 @@ TEST_CASE("scans: the scaling error is the largest |x / div - y|, and NaN agains
             largest = std::max(largest, std::fabs(x[i] / 8.0));
         }
         CAPTURE(n);
-        const ScaleError e = scale_error(x.data(), y.data(), 8.0, n);
+        const ScaleError e = scan_scores(x.data(), y.data(), 8.0, n).scale;
         CHECK(e.err == err);
         CHECK(e.largest == largest);
         y[n - 1] = kNan;  // NaN where a number belongs
-        CHECK(std::isinf(scale_error(x.data(), y.data(), 8.0, n).err));
+        CHECK(std::isinf(scan_scores(x.data(), y.data(), 8.0, n).scale.err));
         x[n - 1] = kNan;  // NaN on both sides agrees
-        CHECK(scale_error(x.data(), y.data(), 8.0, n).err == doctest::Approx(0.25).epsilon(1e-6));
+        CHECK(scan_scores(x.data(), y.data(), 8.0, n).scale.err == doctest::Approx(0.25).epsilon(1e-6));
         x[n - 1] = kInf, y[n - 1] = kInf;  // the same infinity agrees, and is not the largest value
-        const ScaleError inf = scale_error(x.data(), y.data(), 8.0, n);
+        const ScaleError inf = scan_scores(x.data(), y.data(), 8.0, n).scale;
         CHECK(inf.err == doctest::Approx(0.25).epsilon(1e-6));
         CHECK(std::isfinite(inf.largest));
     }

@@ -43,6 +43,21 @@ bool row_has_key(const Tensor& mask, int b, int i) {
     return false;
 }
 
+// The finite check of t from its counts: values that are not finite outside fully-masked
+// rows fail it; inside them (the -inf fill's 0/0) they get their own verdict, with the reason.
+InvariantCheck finite_verdict(const Tensor& t, long stray, long in_masked_rows, int masked_rows) {
+    InvariantCheck c{"finite", Msg(Str::chk_finite_label, t.name), Verdict::Pass, Msg(Str::chk_finite_none, t.size())};
+    if (stray > 0) {
+        c.verdict = Verdict::Fail;
+        c.detail = Msg(Str::chk_finite_bad, stray + in_masked_rows, t.size());
+    } else if (in_masked_rows > 0) {
+        c.verdict = Verdict::NanMasked;
+        c.label = Msg(Str::chk_finite_nan_label, t.name);
+        c.detail = Msg(Str::chk_finite_nan_masked, in_masked_rows, masked_rows);
+    }
+    return c;
+}
+
 // NaN or inf anywhere is a failure, except (when fill_nan: the -inf fill) in a row whose
 // query keeps no key. t's rows are its last axis; row r belongs to query r % L_q of batch
 // item r / (rows_per_item): heads_per_item rows of L_q queries each (1 for (B, L_q, d)).
@@ -57,16 +72,7 @@ InvariantCheck finite_check(const Tensor& t, const Tensor* mask, bool fill_nan, 
         masked_rows += row_masked;
         (row_masked ? in_masked_rows : stray) += count_nonfinite(t.ptr() + r * width, width);
     }
-InvariantCheck c{"finite", Msg(Str::chk_finite_label, t.name), Verdict::Pass, Msg(Str::chk_finite_none, t.size())};
-    if (stray > 0) {
-        c.verdict = Verdict::Fail;
-        c.detail = Msg(Str::chk_finite_bad, stray + in_masked_rows, t.size());
-    } else if (in_masked_rows > 0) {
-        c.verdict = Verdict::NanMasked;
-        c.label = Msg(Str::chk_finite_nan_label, t.name);
-        c.detail = Msg(Str::chk_finite_nan_masked, in_masked_rows, masked_rows);
-    }
-    return c;
+    return finite_verdict(t, stray, in_masked_rows, masked_rows);
 }
 
 InvariantCheck finite_check(const Tensor& t) { return finite_check(t, nullptr, false, 1); }
@@ -121,14 +127,15 @@ void check_scores(Trace& tr) {
     const AttentionConfig& c = tr.config;
     const Tensor& scores = tr[TensorId::Scores];
     const Tensor& scaled = tr[TensorId::Scaled];
-    checks(tr, StageId::Scores).push_back(finite_check(scores));
     const double div = c.scale ? std::sqrt(static_cast<double>(c.d_k())) : 1.0;
-    const ScaleError e = scale_error(scores.ptr(), scaled.ptr(), div, static_cast<long>(scores.size()));
+    const ScoreScan scan = scan_scores(scores.ptr(), scaled.ptr(), div, static_cast<long>(scores.size()));
+    checks(tr, StageId::Scores).push_back(finite_verdict(scores, scan.nonfinite, 0, 0));
+    const ScaleError& e = scan.scale;
     checks(tr, StageId::Scale).push_back(
         {"scaled_is_scores_over_sqrt_dk",
          c.scale ? Msg::literal("scaled = scores / sqrt(d_k)") : Msg(Str::chk_scaling_off_label),
          holds(e.err <= 1e-6 * (1 + e.largest)), Msg(Str::chk_max_error, e.err)});
-    for (InvariantCheck& fact : footnote4_facts(c, score_stats(tr), score_stats_without_pe_bias(tr)))
+    for (InvariantCheck& fact : footnote4_facts(c, score_stats(tr, scan.moments), score_stats_without_pe_bias(tr)))
         checks(tr, StageId::Scale).push_back(std::move(fact));
 }
 

@@ -2,6 +2,8 @@
 #include "scans.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "vec.h"
 
@@ -116,28 +118,62 @@ ProbabilityRow scan_probability_row(const float* p, const float* keep, long n) {
     return r;
 }
 
-ScaleError scale_error(const float* x, const float* y, double div, long n) {
-    // Times the reciprocal: one more rounding in double, far below the float error measured.
-    const vec::Double inverse = vec::Double{} + 1.0 / div, zero = vec::Double{};
-    vec::Double err{}, largest{};
-    auto add = [&](vec::Float xf, vec::Float yf) {
-        const vec::Double a = vec::widen(xf) * inverse, b = vec::widen(yf);
-        vec::Double e = a - b;
+namespace {
+
+// Four lanes whatever the build's SIMD width, so that lane l sums the values i % 4 == l
+// (as moments() does) natively and in wasm alike.
+typedef float Float4 __attribute__((vector_size(16)));
+typedef double Double4 __attribute__((vector_size(32)));
+typedef int32_t Int4 __attribute__((vector_size(16)));
+
+Float4 load4(const float* p) {
+    Float4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+struct ScoreLanes {
+    Double4 sum{}, sq{}, err{}, largest{};
+    Int4 nonfinite{};
+    void add(Float4 xf, Float4 yf, Double4 inverse) {
+        const Double4 x = __builtin_convertvector(xf, Double4), y = __builtin_convertvector(yf, Double4);
+        const Double4 zero{}, inf = Double4{} + HUGE_VAL;
+        sum += x, sq += x * x;
+        nonfinite -= (xf - xf) != (xf - xf);  // x - x is NaN for NaN and ±inf: -1 there
+        // Times the reciprocal: one more rounding in double, far below the float error measured.
+        const Double4 a = x * inverse;
+        Double4 e = a - y;
         e = e < zero ? -e : e;
         // inf - inf and NaN - number are NaN; only the same infinity or NaN against NaN agree.
-        const auto same = (a == b) | ((a != a) & (b != b));
-        e = (e != e) & ~same ? vec::Double{} + HUGE_VAL : e;
+        const auto same = (a == y) | ((a != a) & (y != y));
+        e = ((e != e) & ~same) ? inf : e;
         err = e > err ? e : err;
-        const vec::Double m = a < zero ? -a : a;
-        largest = (m > largest) & (m != vec::Double{} + HUGE_VAL) ? m : largest;
-    };
+        const Double4 m = a < zero ? -a : a;
+        largest = ((m > largest) & (m != inf)) ? m : largest;
+    }
+};
+
+}  // namespace
+
+ScoreScan scan_scores(const float* x, const float* y, double div, long n) {
+    const Double4 inverse = Double4{} + 1.0 / div;
+    ScoreLanes lanes;
     long i = 0;
-    for (; i + vec::kLanes <= n; i += vec::kLanes) add(vec::load(x + i), vec::load(y + i));
-    if (i < n) add(tail(x + i, n - i, 0.0f), tail(y + i, n - i, 0.0f));
-    ScaleError r;
-    for (int l = 0; l < vec::kLanes; ++l) {
-        r.err = err[l] > r.err ? err[l] : r.err;
-        r.largest = largest[l] > r.largest ? largest[l] : r.largest;
+    for (; i + 4 <= n; i += 4) lanes.add(load4(x + i), load4(y + i), inverse);
+    if (i < n) {  // the tail in lanes 0.., the rest 0 (adds nothing, agrees, is not the largest)
+        float xt[4] = {0, 0, 0, 0}, yt[4] = {0, 0, 0, 0};
+        std::memcpy(xt, x + i, sizeof(float) * (n - i));
+        std::memcpy(yt, y + i, sizeof(float) * (n - i));
+        lanes.add(load4(xt), load4(yt), inverse);
+    }
+    ScoreScan r;
+    r.moments.sum = (lanes.sum[0] + lanes.sum[1]) + (lanes.sum[2] + lanes.sum[3]);
+    r.moments.sq = (lanes.sq[0] + lanes.sq[1]) + (lanes.sq[2] + lanes.sq[3]);
+    r.moments.n = n;
+    for (int l = 0; l < 4; ++l) {
+        r.nonfinite += lanes.nonfinite[l];
+        r.scale.err = lanes.err[l] > r.scale.err ? lanes.err[l] : r.scale.err;
+        r.scale.largest = lanes.largest[l] > r.scale.largest ? lanes.largest[l] : r.scale.largest;
     }
     return r;
 }

@@ -46,11 +46,19 @@ struct ProbabilityRow {
 };
 ProbabilityRow scan_probability_row(const float* p, const float* keep, long n);
 
-// max |x[i] / div - y[i]| and max |x[i] / div| in double. A NaN where the other side has a
-// number makes the error infinite; NaN on both sides, or the same infinity, agree.
+// max |x[i] / div - y[i]| and max |x[i] / div| (infinities left out) in double. A NaN where
+// the other side has a number makes the error infinite; NaN on both sides, or the same
+// infinity, agree.
 struct ScaleError {
     double err = 0, largest = 0;
 };
-ScaleError scale_error(const float* x, const float* y, double div, long n);
+// One pass over the scores x and the scaled scores y = x / div: the scores' moments and
+// how many of them are not finite, and the scaling error.
+struct ScoreScan {
+    long nonfinite = 0;
+    Moments moments;
+    ScaleError scale;
+};
+ScoreScan scan_scores(const float* x, const float* y, double div, long n);
 
 }  // namespace lab

@@ -34,13 +34,16 @@ ScoreStats stats_of(const Moments& q, const Moments& k, const Moments& scores, i
 
 }  // namespace
 
-ScoreStats score_stats(const Trace& tr) {
+ScoreStats score_stats(const Trace& tr, const Moments& scores) {
     const Tensor& q = tr[TensorId::QHeads];
     const Tensor& k = tr[TensorId::KHeads];
-    const Tensor& scores = tr[TensorId::Scores];
-    return stats_of(moments(q.ptr(), static_cast<long>(q.size())), moments(k.ptr(), static_cast<long>(k.size())),
-                    moments(scores.ptr(), static_cast<long>(scores.size())),
+    return stats_of(moments(q.ptr(), static_cast<long>(q.size())), moments(k.ptr(), static_cast<long>(k.size())), scores,
                     tr.config.d_k());
+}
+
+ScoreStats score_stats(const Trace& tr) {
+    const Tensor& scores = tr[TensorId::Scores];
+    return score_stats(tr, moments(scores.ptr(), static_cast<long>(scores.size())));
 }
 
 ScoreStats score_stats_without_pe_bias(const Trace& tr) {
