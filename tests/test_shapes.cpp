@@ -72,6 +72,21 @@ TEST_CASE("positional encoding follows section 3.5, odd d_model included") {
     CHECK(pe[3 * 7 + 6] == doctest::Approx(std::sin(3 / std::pow(10000.0, 6.0 / 7.0))).epsilon(1e-6));
 }
 
+TEST_CASE("positional encoding: the remembered table serves shorter lengths and follows d_model") {
+    // Every value against the formula, whatever was asked before: longer, shorter, other d_model.
+    const int asks[][2] = {{6, 8}, {3, 8}, {9, 8}, {4, 5}, {9, 8}, {2, 8}, {12, 6}};
+    for (const auto& ask : asks) {
+        const int len = ask[0], d = ask[1];
+        std::vector<float> pe(static_cast<size_t>(len) * d, -7.0f);
+        sinusoidal_positional_encoding(pe.data(), len, d);
+        for (int pos = 0; pos < len; ++pos)
+            for (int col = 0; col < d; ++col) {
+                const double angle = pos / std::pow(10000.0, static_cast<double>(col - col % 2) / d);
+                CHECK(pe[pos * d + col] == static_cast<float>(col % 2 ? std::cos(angle) : std::sin(angle)));
+            }
+    }
+}
+
 TEST_CASE("inputs and weights are deterministic from the seed; identical tokens embed identically") {
     AttentionConfig c;
     const AttentionInputs a = make_inputs(c), b = make_inputs(c);

@@ -8,8 +8,10 @@
 #include "invariants.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
+#include "scans.h"
 #include "score_stats.h"
 #include "trace.h"
 
@@ -41,6 +43,21 @@ bool row_has_key(const Tensor& mask, int b, int i) {
     return false;
 }
 
+// The finite check of t from its counts: values that are not finite outside fully-masked
+// rows fail it; inside them (the -inf fill's 0/0) they get their own verdict, with the reason.
+InvariantCheck finite_verdict(const Tensor& t, long stray, long in_masked_rows, int masked_rows) {
+    InvariantCheck c{"finite", Msg(Str::chk_finite_label, t.name), Verdict::Pass, Msg(Str::chk_finite_none, t.size())};
+    if (stray > 0) {
+        c.verdict = Verdict::Fail;
+        c.detail = Msg(Str::chk_finite_bad, stray + in_masked_rows, t.size());
+    } else if (in_masked_rows > 0) {
+        c.verdict = Verdict::NanMasked;
+        c.label = Msg(Str::chk_finite_nan_label, t.name);
+        c.detail = Msg(Str::chk_finite_nan_masked, in_masked_rows, masked_rows);
+    }
+    return c;
+}
+
 // NaN or inf anywhere is a failure, except (when fill_nan: the -inf fill) in a row whose
 // query keeps no key. t's rows are its last axis; row r belongs to query r % L_q of batch
 // item r / (rows_per_item): heads_per_item rows of L_q queries each (1 for (B, L_q, d)).
@@ -53,19 +70,9 @@ InvariantCheck finite_check(const Tensor& t, const Tensor* mask, bool fill_nan, 
         const bool row_masked = mask && fill_nan && !row_has_key(*mask, static_cast<int>(r / (heads_per_item * Lq)),
                                                                   static_cast<int>(r % Lq));
         masked_rows += row_masked;
-        for (long j = 0; j < width; ++j)
-            if (!std::isfinite(t.data[r * width + j])) ++(row_masked ? in_masked_rows : stray);
+        (row_masked ? in_masked_rows : stray) += count_nonfinite(t.ptr() + r * width, width);
     }
-    InvariantCheck c{"finite", Msg(Str::chk_finite_label, t.name), Verdict::Pass, Msg(Str::chk_finite_none, t.size())};
-    if (stray > 0) {
-        c.verdict = Verdict::Fail;
-        c.detail = Msg(Str::chk_finite_bad, stray + in_masked_rows, t.size());
-    } else if (in_masked_rows > 0) {
-        c.verdict = Verdict::NanMasked;
-        c.label = Msg(Str::chk_finite_nan_label, t.name);
-        c.detail = Msg(Str::chk_finite_nan_masked, in_masked_rows, masked_rows);
-    }
-    return c;
+    return finite_verdict(t, stray, in_masked_rows, masked_rows);
 }
 
 InvariantCheck finite_check(const Tensor& t) { return finite_check(t, nullptr, false, 1); }
@@ -81,6 +88,7 @@ bool heads_match_columns(const Tensor& heads, const Tensor& flat) {
             for (int l = 0; l < L; ++l) {
                 const float* a = heads.ptr() + ((static_cast<long>(b) * h + head) * L + l) * dk;
                 const float* f = flat.ptr() + (static_cast<long>(b) * L + l) * h * dk + head * dk;
+                if (std::memcmp(a, f, sizeof(float) * dk) == 0) continue;  // the same bits: the same values
                 for (int j = 0; j < dk; ++j)
                     if (!same_value(a[j], f[j])) return false;
             }
@@ -100,10 +108,9 @@ void check_inputs_and_heads(Trace& tr) {
     const AttentionConfig& c = tr.config;
     checks(tr, StageId::Input).push_back(finite_check(tr[TensorId::QueryIn]));
     if (const Tensor* pe = tr.find(TensorId::Pe)) {
-        float lo = 0, hi = 0;
-        for (float v : pe->data) lo = std::fmin(lo, v), hi = std::fmax(hi, v);
-        checks(tr, StageId::Input).push_back({"pe_range", Str::chk_pe_range_label, holds(lo >= -1 && hi <= 1),
-                                              Msg(Str::chk_min_max_4f, double(lo), double(hi))});
+        const Range r = range_with_zero(pe->ptr(), static_cast<long>(pe->size()));
+        checks(tr, StageId::Input).push_back({"pe_range", Str::chk_pe_range_label, holds(r.lo >= -1 && r.hi <= 1),
+                                              Msg(Str::chk_min_max_4f, double(r.lo), double(r.hi))});
     }
     for (TensorId id : {TensorId::Q, TensorId::K, TensorId::V})
         checks(tr, StageId::Project).push_back(finite_check(tr[id]));
@@ -120,19 +127,15 @@ void check_scores(Trace& tr) {
     const AttentionConfig& c = tr.config;
     const Tensor& scores = tr[TensorId::Scores];
     const Tensor& scaled = tr[TensorId::Scaled];
-    checks(tr, StageId::Scores).push_back(finite_check(scores));
     const double div = c.scale ? std::sqrt(static_cast<double>(c.d_k())) : 1.0;
-    double err = 0, largest = 0;
-    for (size_t i = 0; i < scores.size(); ++i) {
-        err = std::fmax(err, std::fabs(scores.data[i] / div - scaled.data[i]));
-        largest = std::fmax(largest, std::fabs(scores.data[i] / div));
-    }
-    if (std::isnan(err)) err = HUGE_VAL;  // a NaN where a number belongs is an error
+    const ScoreScan scan = scan_scores(scores.ptr(), scaled.ptr(), div, static_cast<long>(scores.size()));
+    checks(tr, StageId::Scores).push_back(finite_verdict(scores, scan.nonfinite, 0, 0));
+    const ScaleError& e = scan.scale;
     checks(tr, StageId::Scale).push_back(
         {"scaled_is_scores_over_sqrt_dk",
          c.scale ? Msg::literal("scaled = scores / sqrt(d_k)") : Msg(Str::chk_scaling_off_label),
-         holds(err <= 1e-6 * (1 + largest)), Msg(Str::chk_max_error, err)});
-    for (InvariantCheck& fact : footnote4_facts(c, score_stats(tr), score_stats_without_pe_bias(tr)))
+         holds(e.err <= 1e-6 * (1 + e.largest)), Msg(Str::chk_max_error, e.err)});
+    for (InvariantCheck& fact : footnote4_facts(c, score_stats(tr, scan.moments), score_stats_without_pe_bias(tr)))
         checks(tr, StageId::Scale).push_back(std::move(fact));
 }
 
@@ -144,18 +147,14 @@ void check_mask(Trace& tr) {
     const Tensor& scaled = tr[TensorId::Scaled];
     const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
     const float fill = mask_fill_value(c.mask_fill);
-    long wrong = 0, n_masked = 0;
+    MaskCount count;
     for (int b = 0; b < B; ++b)
         for (int head = 0; head < h; ++head)
             for (int i = 0; i < Lq; ++i) {
-                const float* keep = keep_row(mask, b, i);
                 const long row = ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
-                for (int j = 0; j < Lkv; ++j) {
-                    const bool kept = keep[j] != 0.0f;
-                    n_masked += !kept;
-                    wrong += kept ? !same_value(masked.data[row + j], scaled.data[row + j]) : (masked.data[row + j] != fill);
-                }
+                count_mask_row(count, masked.ptr() + row, scaled.ptr() + row, keep_row(mask, b, i), fill, Lkv);
             }
+    const long wrong = count.fill_wrong + count.copy_wrong, n_masked = count.dropped;
     checks(tr, StageId::Mask).push_back({"fill_applied", Msg(Str::chk_fill_applied_label, mask_fill_name(c.mask_fill)),
                                          holds(wrong == 0), Msg(Str::chk_fill_detail, n_masked, wrong)});
     const int fully = tr.fully_masked_rows;
@@ -172,21 +171,16 @@ void check_softmax(Trace& tr) {
     const int B = c.batch, h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
     double worst = 0;
     long leaked = 0, rows = 0, outside = 0;
-    float lo = 0, hi = 0;
+    Range all;
     for (int b = 0; b < B; ++b)
         for (int head = 0; head < h; ++head)
             for (int i = 0; i < Lq; ++i) {
                 if (!row_has_key(mask, b, i)) continue;  // reported by the mask stage
-                const float* keep = keep_row(mask, b, i);
                 const float* p = weights.ptr() + ((static_cast<long>(b) * h + head) * Lq + i) * Lkv;
-                double sum = 0;
-                for (int j = 0; j < Lkv; ++j) {
-                    sum += p[j];
-                    outside += !(p[j] >= 0.0f && p[j] <= 1.0f);  // NaN is outside too
-                    lo = std::fmin(lo, p[j]), hi = std::fmax(hi, p[j]);
-                    if (keep[j] == 0.0f && p[j] != 0.0f) ++leaked;
-                }
-                worst = std::isnan(sum) ? HUGE_VAL : std::fmax(worst, std::fabs(sum - 1.0));
+                const ProbabilityRow r = scan_probability_row(p, keep_row(mask, b, i), Lkv);
+                outside += r.outside, leaked += r.leaked;
+                all.lo = r.range.lo < all.lo ? r.range.lo : all.lo, all.hi = r.range.hi > all.hi ? r.range.hi : all.hi;
+                worst = std::isnan(r.sum) ? HUGE_VAL : std::fmax(worst, std::fabs(r.sum - 1.0));
                 ++rows;
             }
     Msg rows_detail(Str::chk_rows_sum_detail, worst, rows);
@@ -197,7 +191,7 @@ void check_softmax(Trace& tr) {
                                             causal ? Str::chk_future_zero_label : Str::chk_masked_zero_label,
                                             holds(leaked == 0), Msg(Str::chk_leaked_detail, leaked)});
     checks(tr, StageId::Softmax).push_back({"in_unit_interval", Str::chk_unit_interval_label, holds(outside == 0),
-                                            Msg(Str::chk_min_max_3g, double(lo), double(hi))});
+                                            Msg(Str::chk_min_max_3g, double(all.lo), double(all.hi))});
 }
 
 // 8-10: context, concat, output; NaN only where fully masked rows (-inf fill) put it.

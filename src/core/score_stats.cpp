@@ -5,41 +5,22 @@
 #include <vector>
 
 #include "attention.h"
+#include "scans.h"
 #include "trace.h"
+#include "trace_kernels.h"
 
 namespace lab {
 
 namespace {
 
-// Mean and population variance of n values, accumulated in double.
-struct Moments {
-    double sum = 0, sq = 0;
-    long n = 0;
-    void add(double v) { sum += v, sq += v * v, ++n; }
-    double mean() const { return n ? sum / n : 0; }
-    double var() const { return n ? std::max(0.0, sq / n - mean() * mean()) : 0; }
-};
-
-template <class T>
-Moments moments(const T* v, size_t n) {
-    Moments m;
-    for (size_t i = 0; i < n; ++i) m.add(v[i]);
-    return m;
-}
-
-// Scores of every (b, head, i, j) from (B, h, L, d_k) blocks, into their moments.
-Moments dot_moments(const float* qh, const float* kh, int B, int h, int Lq, int Lkv, int dk) {
-    Moments m;
-    for (long s = 0; s < static_cast<long>(B) * h; ++s)
-        for (int i = 0; i < Lq; ++i)
-            for (int j = 0; j < Lkv; ++j) {
-                const float* q = qh + (s * Lq + i) * dk;
-                const float* k = kh + (s * Lkv + j) * dk;
-                double dot = 0;
-                for (int t = 0; t < dk; ++t) dot += static_cast<double>(q[t]) * k[t];
-                m.add(dot);
-            }
-    return m;
+// Scores of every (head, i, j) of one batch item from (h, L, d_k) blocks, into their moments
+// (float products as the trace's own scores; the moments in double).
+Moments dot_moments(const float* qh, const float* kh, int h, int Lq, int Lkv, int dk) {
+    std::vector<float> dots(static_cast<size_t>(h) * Lq * Lkv);
+    for (int head = 0; head < h; ++head)
+        matmul_nt(dots.data() + static_cast<long>(head) * Lq * Lkv, qh + static_cast<long>(head) * Lq * dk,
+                  kh + static_cast<long>(head) * Lkv * dk, Lq, dk, Lkv);
+    return moments(dots.data(), static_cast<long>(dots.size()));
 }
 
 ScoreStats stats_of(const Moments& q, const Moments& k, const Moments& scores, int dk) {
@@ -53,12 +34,16 @@ ScoreStats stats_of(const Moments& q, const Moments& k, const Moments& scores, i
 
 }  // namespace
 
-ScoreStats score_stats(const Trace& tr) {
+ScoreStats score_stats(const Trace& tr, const Moments& scores) {
     const Tensor& q = tr[TensorId::QHeads];
     const Tensor& k = tr[TensorId::KHeads];
-    const Tensor& scores = tr[TensorId::Scores];
-    return stats_of(moments(q.ptr(), q.size()), moments(k.ptr(), k.size()), moments(scores.ptr(), scores.size()),
+    return stats_of(moments(q.ptr(), static_cast<long>(q.size())), moments(k.ptr(), static_cast<long>(k.size())), scores,
                     tr.config.d_k());
+}
+
+ScoreStats score_stats(const Trace& tr) {
+    const Tensor& scores = tr[TensorId::Scores];
+    return score_stats(tr, moments(scores.ptr(), static_cast<long>(scores.size())));
 }
 
 ScoreStats score_stats_without_pe_bias(const Trace& tr) {
@@ -67,13 +52,13 @@ ScoreStats score_stats_without_pe_bias(const Trace& tr) {
     const int Lq = std::min(c.L_q(), 64), Lkv = std::min(c.L_kv(), 64);
     // Batch item 0's first rows of x and memory are contiguous: (L, d_model) row-major.
     std::vector<float> q(static_cast<size_t>(Lq) * d), k(static_cast<size_t>(Lkv) * d);
-    linear(q.data(), tr[TensorId::X].ptr(), tr[TensorId::WQ].ptr(), nullptr, Lq, d, d);
-    linear(k.data(), tr[TensorId::Memory].ptr(), tr[TensorId::WK].ptr(), nullptr, Lkv, d, d);
+    matmul(q.data(), tr[TensorId::X].ptr(), tr[TensorId::WQ].ptr(), nullptr, Lq, d, d);
+    matmul(k.data(), tr[TensorId::Memory].ptr(), tr[TensorId::WK].ptr(), nullptr, Lkv, d, d);
     std::vector<float> qh(q.size()), kh(k.size());
     split_heads(qh.data(), q.data(), 1, Lq, h, dk);
     split_heads(kh.data(), k.data(), 1, Lkv, h, dk);
-    return stats_of(moments(qh.data(), qh.size()), moments(kh.data(), kh.size()),
-                    dot_moments(qh.data(), kh.data(), 1, h, Lq, Lkv, dk), dk);
+    return stats_of(moments(qh.data(), static_cast<long>(qh.size())), moments(kh.data(), static_cast<long>(kh.size())),
+                    dot_moments(qh.data(), kh.data(), h, Lq, Lkv, dk), dk);
 }
 
 namespace {

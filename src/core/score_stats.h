@@ -10,6 +10,7 @@
 #pragma once
 #include <vector>
 
+#include "scans.h"
 #include "trace.h"
 
 namespace lab {
@@ -25,8 +26,10 @@ struct ScoreStats {
     double var_scaled() const { return d_k > 0 ? var_scores / d_k : 0; }
 };
 
-// From the trace's q_heads, k_heads and scores (all of them).
+// From the trace's q_heads, k_heads and scores (all of them); the scores' moments when the
+// caller has them already (the invariant checks read the scores once for everything).
 ScoreStats score_stats(const Trace& tr);
+ScoreStats score_stats(const Trace& tr, const Moments& scores);
 // The same x, memory, W^Q and W^K without positional encoding and without biases. Over at
 // most the first 64 positions of batch item 0, so it costs at most half a trace.
 ScoreStats score_stats_without_pe_bias(const Trace& tr);

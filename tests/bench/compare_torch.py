@@ -14,7 +14,14 @@ import subprocess
 import sys
 import time
 
-import torch
+# One thread means one for the BLAS too: Debian's OpenBLAS (pthread build) starts a thread
+# per core whatever torch.set_num_threads says, and reads the count when it loads. The
+# all-cores figure (what a user gets by default) comes from a child process run without it.
+ALL_CORES = "--torch-all-cores" in sys.argv
+if not ALL_CORES:
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+import torch  # noqa: E402
 
 CASES = {  # name -> (B, L, d_model, h), as in src/cli/bench.cpp
     "B1_L512_d512_h8_causal": (1, 512, 512, 8),
@@ -40,6 +47,26 @@ def torch_ms(B, L, d, h, repeats):
     return statistics.median(times), statistics.median(cpu)
 
 
+def openblas_threads():
+    """The thread count OpenBLAS itself reports (None when another BLAS is loaded)."""
+    import ctypes
+    for lib in blas_library().split(", "):
+        if "openblas" in lib:
+            try:
+                return ctypes.CDLL(lib).openblas_get_num_threads()
+            except (OSError, AttributeError):
+                return None
+    return None
+
+
+def torch_all_cores():
+    """PyTorch's wall and CPU ms per case with every core (a child process: the BLAS reads its thread count once)."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, __file__, "--torch-all-cores"], check=True, capture_output=True,
+                         text=True, env=env).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def blas_library():
     """Which BLAS this PyTorch process mapped (Debian's generic build follows libblas.so.3's alternative)."""
     with open("/proc/self/maps") as maps:
@@ -57,6 +84,11 @@ def verdict(ok):
 
 
 def main():
+    if ALL_CORES:
+        torch_ms(1, 4, 8, 2, 1)
+        times = {name: torch_ms(B, L, d, h, repeats=15 if L >= 256 else 300) for name, (B, L, d, h) in CASES.items()}
+        print(json.dumps({"threads": [torch.get_num_threads(), openblas_threads()], "times": times}))
+        return 0
     if len(sys.argv) != 3:
         print(__doc__)
         return 2
@@ -67,7 +99,8 @@ def main():
     wasm = {c["name"]: c for c in wasm_run["cases"]}
     torch_ms(1, 4, 8, 2, 1)  # loads the BLAS
     blas = blas_library()
-    print(f"PyTorch {torch.__version__}, 1 thread, BLAS: {blas}; lab times are medians of the full trace "
+    print(f"PyTorch {torch.__version__}, 1 thread (torch {torch.get_num_threads()}, OpenBLAS {openblas_threads()}), "
+          f"BLAS: {blas}; lab times are medians of the full trace "
           "(every intermediate recorded + invariant checks) and of its compute stages")
     if "openblas" not in blas.lower():
         print("WARNING: PyTorch did not load OpenBLAS (scripts/install-deps.sh bench installs libopenblas0-pthread)")
@@ -92,6 +125,13 @@ def main():
         inplace[name] = (n, w)
         print(f"{name:26} native {n[0]:9.3f} ms (CPU {n[1]:8.3f})   wasm {w[0]:9.3f} ms (CPU {w[1]:8.3f})   "
               f"torch/native {wall[name][0] / n[0]:.2f}x (CPU {cpu[name][0] / n[1]:.2f}x)")
+    every = torch_all_cores()
+    print(f"PyTorch with every core (torch {every['threads'][0]} threads, OpenBLAS {every['threads'][1]}; "
+          "what a user gets by default; the lab uses one thread):")
+    for name in CASES:
+        t, t_cpu = every["times"][name]
+        print(f"{name:26} wall {t:9.3f} ms (CPU {t_cpu:8.3f})   torch/native {t / wall[name][1]:.2f}x, "
+              f"in place {t / inplace[name][0][0]:.2f}x")
     load = os.getloadavg()[0]
     print(f"load average {load:.2f} on {os.cpu_count()} cores" + ("  (busy machine: wall times inflated)" if load > 1.5 else ""))
     for name in ("B1_L512_d512_h8_causal", "B2_L10_d512_h8_causal"):

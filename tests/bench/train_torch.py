@@ -12,7 +12,11 @@ import os
 import sys
 import time
 
-import torch
+# One thread for the BLAS too: Debian's OpenBLAS (pthread build) starts one per core whatever
+# torch.set_num_threads says, and reads the count when it loads.
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch"))
 import train_reference as ref  # noqa: E402
@@ -58,7 +62,8 @@ def main():
         lab_loss = float(ck.array("loss.npy")[-1])
         print(f"torch {os.path.basename(folder.rstrip('/'))}: {rate:.1f} steps/s ({'nn layers' if use_nn else 'functional'}, "
               f"{ck.steps} steps, last loss {loss:.4f}; lab {lab_loss:.4f})")
-    print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} thread, BLAS: {ref.blas_library()}")
+    print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} thread (OpenBLAS: OPENBLAS_NUM_THREADS="
+          f"{os.environ['OPENBLAS_NUM_THREADS']}), BLAS: {ref.blas_library()}")
     return 0
 
 

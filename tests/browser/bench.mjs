@@ -170,18 +170,26 @@ try {
   const tiny = await perFrame(page, cdp);
 
   // Transfer size: every file the page loads, gzip -9 (what a compressing server sends).
-  // The Chinese font is fetched only for 中文 (or CJK tokens): reported on its own.
-  const FONT = 'lab_cjk.otf';
-  const fontBytes = readFileSync(join(pageDir, FONT));
+  // The Chinese font is fetched only for 中文 (or CJK tokens), the shipped checkpoints only
+  // when the Train view or the stepper opens one: each reported on its own.
+  const FONT = 'lab_cjk.otf', CHECKPOINTS = 'checkpoints';
+  const sizeOf = (path) => {
+    const bytes = readFileSync(path);
+    return { raw: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
+  };
+  const kb = (n) => (n / 1024).toFixed(0);
+  const fontSize = sizeOf(join(pageDir, FONT));
   let raw = 0, gz = 0;
-  const files = readdirSync(pageDir).filter((f) => f !== FONT);
+  const files = readdirSync(pageDir).filter((f) => f !== FONT && f !== CHECKPOINTS);
   const sizes = files.map((f) => {
-    const bytes = readFileSync(join(pageDir, f));
-    const g = gzipSync(bytes, { level: 9 }).length;
-    raw += bytes.length;
-    gz += g;
-    return `${f} ${(bytes.length / 1024).toFixed(0)} KB (${(g / 1024).toFixed(0)} KB gzip)`;
+    const size = sizeOf(join(pageDir, f));
+    raw += size.raw;
+    gz += size.gz;
+    return `${f} ${kb(size.raw)} KB (${kb(size.gz)} KB gzip)`;
   });
+  const shipped = readdirSync(join(pageDir, CHECKPOINTS), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile()).map((e) => sizeOf(join(e.path, e.name)));
+  const shippedRaw = shipped.reduce((a, x) => a + x.raw, 0), shippedGz = shipped.reduce((a, x) => a + x.gz, 0);
 
   const idleLine = (name, r) => `idle page${tag}, ${name}, ${(r.wall).toFixed(1)} s untouched: ${r.frames} frames drawn ` +
     `(${r.callbacks} animation-frame callbacks), main thread busy ${(100 * r.share).toFixed(1)} % ` +
@@ -201,8 +209,9 @@ try {
     `${(memory.after / 1048576).toFixed(1)} MB after 1,000 more knob changes   [target: no growth] ` +
     `${memory.after <= memory.before ? 'met' : 'NOT met'}`);
   console.log(`transfer, English page: ${(raw / 1024).toFixed(0)} KB raw, ${(gz / 1024).toFixed(0)} KB gzip: ${sizes.join('; ')}`);
-  console.log(`Chinese font, fetched only for 中文: ${FONT} ${(fontBytes.length / 1024).toFixed(0)} KB raw, ` +
-              `${(gzipSync(fontBytes, { level: 9 }).length / 1024).toFixed(0)} KB gzip`);
+  console.log(`Chinese font, fetched only for 中文: ${FONT} ${kb(fontSize.raw)} KB raw, ${kb(fontSize.gz)} KB gzip`);
+  console.log(`shipped checkpoints, fetched only when opened: ${shipped.length} files, ${kb(shippedRaw)} KB raw, ` +
+              `${kb(shippedGz)} KB gzip in all`);
   console.log(`gpu heatmaps: ${gpu.enabled ? 'on' : 'off'}, textures uploaded ${gpu.uploads}`);
   if (errors.length) {
     console.error(`page errors during the benchmark: ${errors.join(' | ')}`);
