@@ -87,10 +87,18 @@ void lab_recompute(LabApp& app) {
         app.weights = make_weights(c);
         app.weights_for = c;
     }
+    // The inputs depend on these alone (make_inputs); a mask or scaling knob keeps them.
+    const AttentionConfig& in = app.inputs_for;
+    if (app.inputs.x.data.empty() || in.seed != c.seed || in.batch != c.batch || in.L_q() != c.L_q() ||
+        in.L_kv() != c.L_kv() || in.d_model != c.d_model || in.cross != c.cross || app.inputs_tokens != app.tokens) {
+        app.inputs = make_inputs(c, app.tokens);
+        app.inputs_for = c;
+        app.inputs_tokens = app.tokens;
+    }
     // Recomputed in place: tensors that keep their size keep their buffers, the others are
     // freed before their new buffer is made, so the page's peak memory stays about one
     // trace (validate() caps it) plus weights, and a knob change allocates next to nothing.
-    run_trace(app.trace, c, make_inputs(c, app.tokens), app.weights);
+    run_trace(app.trace, c, app.inputs, app.weights);
     ++app.generation;
     app.recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (app.batch_item >= app.config.batch) app.batch_item = app.config.batch - 1;

@@ -88,6 +88,9 @@ struct LabApp {
     Trace trace;                       // last good trace
     AttentionWeights weights;          // reused while d_model, seed and bias stay the same
     AttentionConfig weights_for;
+    AttentionInputs inputs;            // reused while the shapes, seed, cross and tokens stay the same
+    AttentionConfig inputs_for;
+    std::vector<std::string> inputs_tokens;
     std::vector<std::string> tokens;   // axis labels / token embeddings (empty: t0, t1, ...)
     char token_text[16384] = {};       // the tokens field as typed (a Chinese token + space is 4 bytes)
 

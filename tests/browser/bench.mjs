@@ -109,6 +109,10 @@ async function perFrame(page, cdp) {
 // callback lasted at least the recompute time the page reports), median of 5 changes.
 async function knobChange(page) {
   const latencies = [], recomputes = [];
+  // The page was open on another hash: the same document takes the new one and recomputes.
+  // The first knob change must not land while that trace is still being made.
+  await page.waitForFunction(() => window.lab.state().config.seq_len === 512, null, { timeout: 60000 });
+  await sleep(1500);
   for (let i = 0; i < 5; i++) {
     const hash = PAPER_512 + `&seed=${i % 2 ? 42 : 43}`;
     const t0 = await page.evaluate((h) => {
@@ -125,8 +129,8 @@ async function knobChange(page) {
     recomputes.push(recompute);
   }
   const sorted = latencies.slice().sort((a, b) => a - b);
-  return { median: percentile(sorted, 0.5), max: sorted[sorted.length - 1],
-           recompute: recomputes.slice().sort((a, b) => a - b)[2] };
+  return { median: percentile(sorted, 0.5), max: sorted[sorted.length - 1], each: latencies,
+           recompute: recomputes.slice().sort((a, b) => a - b)[2], recomputes };
 }
 
 // The wasm heap (the page's memory: it only grows, so its size is the peak) after opening
@@ -204,7 +208,8 @@ try {
   console.log(frameLine(`Paper base, all ${paper.heads} heads`, paper));
   console.log(`knob change${tag}, Paper base seq_len 512 (B1 d512 h8 causal): new trace on screen ` +
     `${knob.median.toFixed(0)} ms after the edit (median of 5, max ${knob.max.toFixed(0)}; recompute ` +
-    `${knob.recompute.toFixed(0)} ms)   [target: <= 200 ms] ${knob.max <= 200 ? 'met' : 'NOT met'}`);
+    `${knob.recompute.toFixed(0)} ms; each change ${knob.each.map((x) => x.toFixed(0)).join(', ')} ms, recompute ` +
+    `${knob.recomputes.map((x) => x.toFixed(0)).join(', ')} ms)   [target: <= 200 ms] ${knob.max <= 200 ? 'met' : 'NOT met'}`);
   console.log(`page wasm heap${tag}: ${(memory.before / 1048576).toFixed(1)} MB with the seq_len 512 trace, ` +
     `${(memory.after / 1048576).toFixed(1)} MB after 1,000 more knob changes   [target: no growth] ` +
     `${memory.after <= memory.before ? 'met' : 'NOT met'}`);

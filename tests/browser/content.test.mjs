@@ -206,3 +206,26 @@ test('content: 摞 and 阱 (GB2312 level 2) draw from the lazily loaded font, ty
   await waitSettled(t, { timeout: T });
   await screenshotNotBlank(t, 'glyphs-level2.png');
 });
+
+test('content: a mask knob keeps the inputs; the seed and the tokens make new ones (the page reuses x between knob changes)', async (t) => {
+  // footnote 4's premise quotes mean and variance of q and k: a function of x, W and the PE.
+  const premise = (s) => s.stages[4].checks.find((c) => c.id === 'footnote4_premise').detail;
+  const setHash = async (hash, predicate, message) => {
+    await t.page.evaluate((h) => { location.hash = h; }, hash);
+    return waitForState(t, predicate, { timeout: T, message });
+  };
+  let s = await openLab(t, '#stage=scale&seq_len=4');
+  const first = premise(s);
+  s = await setHash('#stage=scale&seq_len=4&mask=none', (x) => x.config.mask === 'none', 'mask off');
+  assert(premise(s) === first, `a mask change keeps x: ${premise(s)} vs ${first}`);
+  s = await setHash('#stage=scale&seq_len=4&mask=none&seed=7', (x) => x.config.seed === 7, 'seed 7');
+  assert(premise(s) !== first, `a new seed makes new x: ${premise(s)}`);
+  s = await setHash('#stage=scale&seq_len=4&mask=none', (x) => x.config.seed === 42, 'seed back to 42');
+  assert(premise(s) === first, `seed 42 again gives the first x: ${premise(s)} vs ${first}`);
+  s = await setHash('#stage=scale&seq_len=4&mask=none&tokens=the%20cat%20sat%20down', (x) => x.tokens.length === 4, 'tokens');
+  const withTokens = premise(s);
+  assert(withTokens !== first, `typed tokens embed into x: ${withTokens}`);
+  s = await setHash('#stage=scale&seq_len=4&mask=causal&tokens=the%20cat%20sat%20down', (x) => x.config.mask === 'causal', 'mask on');
+  assert(premise(s) === withTokens, `the mask knob keeps the tokens' x: ${premise(s)} vs ${withTokens}`);
+  note(t, `premise: ${first} | with tokens: ${withTokens}`);
+});
