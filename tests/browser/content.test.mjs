@@ -6,6 +6,7 @@
 import { test, assert } from './lib/harness.mjs';
 import {
   openLab, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, screenshotNotBlank, stableRect, waitTextFocus,
+  scrollSetupTo, typeInto,
 } from './lib/lab.mjs';
 import { decodePng } from './lib/png.mjs';
 
@@ -207,25 +208,36 @@ test('content: 摞 and 阱 (GB2312 level 2) draw from the lazily loaded font, ty
   await screenshotNotBlank(t, 'glyphs-level2.png');
 });
 
-test('content: a mask knob keeps the inputs; the seed and the tokens make new ones (the page reuses x between knob changes)', async (t) => {
+test('content: a mask knob keeps the inputs; new tokens make new ones (the page reuses x between knob changes)', async (t) => {
   // footnote 4's premise quotes mean and variance of q and k: a function of x, W and the PE.
   const premise = (s) => s.stages[4].checks.find((c) => c.id === 'footnote4_premise').detail;
-  const setHash = async (hash, predicate, message) => {
-    await t.page.evaluate((h) => { location.hash = h; }, hash);
-    return waitForState(t, predicate, { timeout: T, message });
+  const pickMask = async (name) => {
+    const s = await scrollSetupTo(t, 'mask', T);
+    await clickRect(t, layoutRect(s, 'mask'));
+    await clickRect(t, await stableRect(t, `mask_option:${name}`, { timeout: T }));
+    return waitForState(t, (x) => x.config.mask === name, { timeout: T, message: `mask ${name}` });
   };
   let s = await openLab(t, '#stage=scale&seq_len=4');
   const first = premise(s);
-  s = await setHash('#stage=scale&seq_len=4&mask=none', (x) => x.config.mask === 'none', 'mask off');
+  s = await pickMask('none');
   assert(premise(s) === first, `a mask change keeps x: ${premise(s)} vs ${first}`);
-  s = await setHash('#stage=scale&seq_len=4&mask=none&seed=7', (x) => x.config.seed === 7, 'seed 7');
-  assert(premise(s) !== first, `a new seed makes new x: ${premise(s)}`);
-  s = await setHash('#stage=scale&seq_len=4&mask=none', (x) => x.config.seed === 42, 'seed back to 42');
-  assert(premise(s) === first, `seed 42 again gives the first x: ${premise(s)} vs ${first}`);
-  s = await setHash('#stage=scale&seq_len=4&mask=none&tokens=the%20cat%20sat%20down', (x) => x.tokens.length === 4, 'tokens');
-  const withTokens = premise(s);
+  s = await scrollSetupTo(t, 'tokens', T);
+  await typeInto(t, layoutRect(s, 'tokens'), 'the cat sat down');
+  s = await waitForState(t, (x) => x.tokens.length === 4, { timeout: T, message: 'tokens typed' });
+  let withTokens = premise(s);
   assert(withTokens !== first, `typed tokens embed into x: ${withTokens}`);
-  s = await setHash('#stage=scale&seq_len=4&mask=causal&tokens=the%20cat%20sat%20down', (x) => x.config.mask === 'causal', 'mask on');
+  // Four other tokens in one edit (pasted over the selection): seq_len stays 4, only the words change.
+  await t.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.origin });
+  await t.page.evaluate((text) => navigator.clipboard.writeText(text), 'a dog ran off');
+  await clickRect(t, layoutRect(s, 'tokens'), { fx: 0.2 });
+  await waitForState(t, (x) => x.fields.editing, { timeout: T, message: 'editing the tokens' });
+  await t.page.keyboard.press('Control+A');
+  await t.page.keyboard.press('Control+V');
+  await t.page.keyboard.press('Enter');
+  s = await waitForState(t, (x) => x.tokens.join(' ') === 'a dog ran off', { timeout: T, message: 'tokens pasted' });
+  assert(premise(s) !== withTokens, `the same number of other tokens makes another x: ${premise(s)}`);
+  withTokens = premise(s);
+  s = await pickMask('causal');
   assert(premise(s) === withTokens, `the mask knob keeps the tokens' x: ${premise(s)} vs ${withTokens}`);
   note(t, `premise: ${first} | with tokens: ${withTokens}`);
 });
