@@ -13,8 +13,9 @@ struct Closeness {
     std::string first;  // "index 12: got 0.5, want 0.25"
 };
 
-template <typename A, typename B>
-Closeness closeness(const std::vector<A>& got, const std::vector<B>& want, double atol, double rtol) {
+// got and want: any vectors of numbers (a tensor's data, std::vector<double>, ...).
+template <typename GotValues, typename WantValues>
+Closeness closeness(const GotValues& got, const WantValues& want, double atol, double rtol) {
     Closeness c;
     if (got.size() != want.size()) {
         c.mismatches = 1;
@@ -60,10 +61,10 @@ Closeness closeness(const std::vector<A>& got, const std::vector<B>& want, doubl
 // 512: 1.2e-4. tests/torch/reference.py and the exported PyTorch script use the same rule.
 inline double agreement_tol(int d_model) { return (4.0 * d_model + 16) * 0x1p-24; }
 
-template <typename T>
-double agreement_scale(const std::vector<T>& want) {
+template <typename Values>
+double agreement_scale(const Values& want) {
     double m = 1;
-    for (T v : want)
+    for (auto v : want)
         if (std::isfinite(static_cast<double>(v))) m = std::fmax(m, std::fabs(static_cast<double>(v)));
     return m;
 }

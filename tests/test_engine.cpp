@@ -17,7 +17,7 @@ namespace {
 std::vector<float> keep_per_item(const Trace& tr) {
     const Tensor& m = tr[TensorId::Mask];
     const AttentionConfig& c = tr.config;
-    if (m.shape.size() == 3) return m.data;
+    if (m.shape.size() == 3) return {m.data.begin(), m.data.end()};
     std::vector<float> out;
     for (int b = 0; b < c.batch; ++b) out.insert(out.end(), m.data.begin(), m.data.end());
     return out;
@@ -25,7 +25,7 @@ std::vector<float> keep_per_item(const Trace& tr) {
 
 void check_against_naive(const AttentionConfig& c) {
     const Trace tr = run_trace(c);
-    auto t = [&](TensorId id) { return tr[id].data; };
+    auto t = [&](TensorId id) { return std::vector<float>(tr[id].data.begin(), tr[id].data.end()); };
     const naive::Result r =
         naive::attention(t(TensorId::QueryIn), t(TensorId::KeyValueIn), t(TensorId::WQ), t(TensorId::WK), t(TensorId::WV), t(TensorId::WO), t(TensorId::BQ), t(TensorId::BK),
                          t(TensorId::BV), t(TensorId::BO), keep_per_item(tr), c.batch, c.L_q(), c.L_kv(), c.d_model, c.heads, c.scale,

@@ -164,7 +164,7 @@ TEST_CASE("the CLI counts only real checks, says which show NaN and that facts a
 namespace {
 
 // Mean and population variance of a tensor, by the plain formula (independent of score_stats.cpp).
-std::pair<double, double> mean_var(const std::vector<float>& v) {
+std::pair<double, double> mean_var(const Floats& v) {
     double mean = 0;
     for (float x : v) mean += x;
     mean /= static_cast<double>(v.size());

@@ -53,7 +53,7 @@ std::vector<float> keep_from_config(const AttentionConfig& c) {
 
 naive::Result naive_of(const Trace& tr) {
     const AttentionConfig& c = tr.config;
-    auto t = [&](TensorId id) { return tr[id].data; };
+    auto t = [&](TensorId id) { return std::vector<float>(tr[id].data.begin(), tr[id].data.end()); };
     return naive::attention(t(TensorId::QueryIn), t(TensorId::KeyValueIn), t(TensorId::WQ), t(TensorId::WK), t(TensorId::WV),
                             t(TensorId::WO), t(TensorId::BQ), t(TensorId::BK), t(TensorId::BV), t(TensorId::BO),
                             keep_from_config(c), c.batch, c.L_q(), c.L_kv(), c.d_model, c.heads, c.scale,

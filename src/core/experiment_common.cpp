@@ -30,16 +30,16 @@ void context_from_weights(float* context, const float* weights, const float* v_h
     }
 }
 
-std::vector<float> output_from_context(const std::vector<float>& context, const Trace& tr) {
+Floats output_from_context(const Floats& context, const Trace& tr) {
     const AttentionConfig& c = tr.config;
     const int B = c.batch, h = c.heads, L = c.L_q(), dv = c.d_v(), d = c.d_model;
-    std::vector<float> concat(static_cast<size_t>(B) * L * h * dv), out(static_cast<size_t>(B) * L * d);
+    Floats concat(static_cast<size_t>(B) * L * h * dv, 0.0f), out(static_cast<size_t>(B) * L * d, 0.0f);
     concat_heads(concat.data(), context.data(), B, h, L, dv);
     linear(out.data(), concat.data(), tr[TensorId::WO].ptr(), tr[TensorId::BO].ptr(), B * L, h * dv, d);
     return out;
 }
 
-double relative_diff(const std::vector<float>& a, const std::vector<float>& b) {
+double relative_diff(const Floats& a, const Floats& b) {
     double num = 0, den = 0;
     long n = 0;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
@@ -53,7 +53,7 @@ double relative_diff(const std::vector<float>& a, const std::vector<float>& b) {
     return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
-long count_nan(const std::vector<float>& v) {
+long count_nan(const Floats& v) {
     long n = 0;
     for (float x : v) n += std::isnan(x);
     return n;

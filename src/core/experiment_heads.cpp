@@ -35,7 +35,7 @@ std::vector<HeadsPoint> heads_experiment(const AttentionConfig& base, const std:
         p.trace = run_trace(c, in, w);
         const Tensor& weights = p.trace[TensorId::Weights];
         const Tensor& context = p.trace[TensorId::Context];
-        const std::vector<float>& output = p.trace[TensorId::Output].data;
+        const Floats& output = p.trace[TensorId::Output].data;
         const Tensor& b_o = p.trace[TensorId::BO];
         const int B = c.batch, Lq = c.L_q(), Lkv = c.L_kv(), dv = c.d_v(), d = c.d_model;
 
@@ -63,12 +63,12 @@ std::vector<HeadsPoint> heads_experiment(const AttentionConfig& base, const std:
         p.output_norm = std::sqrt(norm);
         std::vector<double> contribution_sum(output.size(), 0.0);
         for (int head = 0; head < h; ++head) {
-            std::vector<float> ctx = context.data;
+            Floats ctx = context.data;
             for (int b = 0; b < B; ++b) {
                 float* block = ctx.data() + context.offset({b, head, 0, 0});
                 for (long e = 0; e < static_cast<long>(Lq) * dv; ++e) block[e] = 0.0f;
             }
-            const std::vector<float> knocked = output_from_context(ctx, p.trace);
+            const Floats knocked = output_from_context(ctx, p.trace);
             double delta = 0;
             for (size_t e = 0; e < output.size(); ++e) {
                 const double diff = static_cast<double>(output[e]) - knocked[e];

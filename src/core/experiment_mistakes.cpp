@@ -73,7 +73,7 @@ struct RowStats {
     double max_sum_error = 0, min_sum = 0, max_sum = 0, future = 0, mean_max = 0;
     long rows = 0, nan = 0, nan_rows = 0;  // rows without NaN; NaN values; rows of only NaN
 };
-RowStats row_stats(const std::vector<float>& w, int rows_total, int Lq, int Lkv) {
+RowStats row_stats(const Floats& w, int rows_total, int Lq, int Lkv) {
     RowStats s;
     s.min_sum = std::numeric_limits<double>::infinity();
     s.max_sum = -s.min_sum;
@@ -121,16 +121,16 @@ std::string fill_in(const char* line, const MistakeContext& x) {
 
 // The rest of the pipeline from buggy weights: weights @ V, concat, W^O.
 void finish_from_weights(const MistakeContext& x, MistakeResult& r) {
-    std::vector<float> ctx(static_cast<size_t>(x.B) * x.h * x.Lq * x.dv);
+    Floats ctx(static_cast<size_t>(x.B) * x.h * x.Lq * x.dv, 0.0f);
     context_from_weights(ctx.data(), r.weights.data.data(), x.tr[TensorId::VHeads].ptr(), x.B, x.h, x.Lq, x.Lkv, x.dv);
     r.output.data = output_from_context(ctx, x.tr);
 }
 
 // Attention on buggy per-slice q/k/v (B, h, L, d) with the correct mask, scale and fill.
-void finish_from_heads(const MistakeContext& x, MistakeResult& r, const std::vector<float>& qh,
-                       const std::vector<float>& kh, const std::vector<float>& vh) {
+void finish_from_heads(const MistakeContext& x, MistakeResult& r, const Floats& qh, const Floats& kh,
+                       const Floats& vh) {
     r.weights.data.assign(static_cast<size_t>(x.B) * x.h * x.block, 0.0f);
-    std::vector<float> ctx(static_cast<size_t>(x.B) * x.h * x.Lq * x.dv);
+    Floats ctx(static_cast<size_t>(x.B) * x.h * x.Lq * x.dv, 0.0f);
     for (long s = 0; s < static_cast<long>(x.B) * x.h; ++s) {
         SdpaOutputs o;
         o.weights = r.weights.data.data() + s * x.block;
@@ -229,8 +229,8 @@ void run_k_instead_of_kt(const MistakeContext& x, MistakeResult& r) {
         return;
     }
     // L_kv == d_k: q @ k = q @ (kᵀ)ᵀ, so the core's q·kᵀ gets each k slice transposed.
-    const std::vector<float>& k = x.tr[TensorId::KHeads].data;
-    std::vector<float> kt(k.size());
+    const Floats& k = x.tr[TensorId::KHeads].data;
+    Floats kt(k.size(), 0.0f);
     for (long s = 0; s < static_cast<long>(x.B) * x.h; ++s)
         for (int a = 0; a < x.Lkv; ++a)
             for (int b = 0; b < x.dk; ++b) kt[s * x.Lkv * x.dk + b * x.Lkv + a] = k[s * x.Lkv * x.dk + a * x.dk + b];

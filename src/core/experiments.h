@@ -182,10 +182,10 @@ double entropy(const float* p, int n);
 void context_from_weights(float* context, const float* weights, const float* v_heads, int B, int h, int L_q, int L_kv,
                           int d_v);
 // output (B, L_q, d_model) = concat_heads(context) · W^O + b_O with the trace's W^O and b_O.
-std::vector<float> output_from_context(const std::vector<float>& context, const Trace& tr);
+Floats output_from_context(const Floats& context, const Trace& tr);
 // ||a - b|| / ||b|| over the entries finite in both; NaN when none is.
-double relative_diff(const std::vector<float>& a, const std::vector<float>& b);
-long count_nan(const std::vector<float>& v);
+double relative_diff(const Floats& a, const Floats& b);
+long count_nan(const Floats& v);
 }  // namespace experiment_detail
 
 }  // namespace lab

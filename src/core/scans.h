@@ -1,8 +1,9 @@
 // scans.h — Attention Lab core: one-pass scans over float arrays, for the invariant checks
 // and footnote 4's statistics. Each reads its values once, a SIMD vector at a time (vec.h)
 // where the result does not depend on the order (counts, maxima); sums of floats are kept in
-// double in four interleaved partial sums (value i goes to sum i % 4) that are combined in a
-// fixed order, so the native build (8 lanes) and the wasm build (4 lanes) print the same digits.
+// double in sixteen interleaved partial sums (value i goes to sum i % 16; one running sum
+// would wait for each addition) that are combined in a fixed order, so the native build
+// (8 lanes) and the wasm build (4 lanes) print the same digits.
 #pragma once
 
 namespace lab {

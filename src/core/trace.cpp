@@ -1,6 +1,7 @@
 // trace.cpp — Attention Lab core: the forward pass that records every stage.
 #include "trace.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -119,10 +120,10 @@ struct Pass {
     // buffer when it has the size (its stale values are overwritten), else a new one
     // (the previous buffer freed first, so memory peaks at one trace).
     Tensor& output(TensorId id, std::vector<int> shape, std::vector<std::string> dims) {
-        std::vector<float> data;
+        Floats data;
         if (Tensor* prev = previous(id)) data.swap(prev->data);
         if (data.size() != element_count(shape)) {
-            std::vector<float>().swap(data);
+            Floats().swap(data);
             data.resize(element_count(shape));
         }
         Tensor t;
@@ -140,6 +141,8 @@ struct Pass {
         std::copy(from.data.begin(), from.data.end(), t.data.begin());
         return t;
     }
+    // The values of a tensor this pass has made, to write.
+    float* values(TensorId id) { return tr.tensors[tr.slot[static_cast<int>(id)]].ptr(); }
     void record(StageId id, std::vector<ShapeStep> steps) { tr.stages[static_cast<int>(id)].shape_steps = std::move(steps); }
     void timed(StageId id) { tr.stage_ms[static_cast<int>(id)] += clock.lap(); }
 };
@@ -234,38 +237,61 @@ void record_attention_steps(Pass& p) {
                                 step_of("weights @ v", tr[TensorId::Context])});
 }
 
-// 4-8. Scaled dot-product attention, one (batch, head) slice at a time, each step timed.
+// 4-8. Scaled dot-product attention, one (batch, head) slice at a time and, within it, a
+// block of kBlockRows query rows at a time, each step timed. A block's rows of the four
+// score-shaped tensors (4 × 128 KB at L_kv = 512) stay in the core's cache from one step
+// to the next; a whole slice (4 × 1 MB) would go out to memory between steps.
+constexpr int kBlockRows = 64;
+
+struct AttentionBlock {
+    long slice;      // (batch item, head)
+    int row0, rows;  // query rows [row0, row0 + rows)
+};
+
+// k_t: the slice's k_heads transposed, (d_k, L_kv).
+void attention_block(Pass& p, const AttentionBlock& at, const float* k_t, const int* kept_end, int* weights_end) {
+    const Trace& tr = p.tr;
+    const long block = static_cast<long>(p.Lq) * p.Lkv, first = at.slice * block + static_cast<long>(at.row0) * p.Lkv,
+               n = static_cast<long>(at.rows) * p.Lkv;
+    float *sc = p.values(TensorId::Scores) + first, *scl = p.values(TensorId::Scaled) + first,
+          *msk = p.values(TensorId::Masked) + first, *wt = p.values(TensorId::Weights) + first;
+    const float* q_rows = tr[TensorId::QHeads].ptr() + (at.slice * p.Lq + at.row0) * p.dk;
+    matmul(sc, q_rows, k_t, nullptr, at.rows, p.dk, p.Lkv);
+    p.timed(StageId::Scores);
+    if (p.c.scale) divide(scl, sc, n, std::sqrt(static_cast<float>(p.dk)));
+    else std::copy(sc, sc + n, scl);
+    p.timed(StageId::Scale);
+    const Tensor& mask = tr[TensorId::Mask];
+    const bool use_mask = p.c.mask != MaskKind::None;
+    const long item = mask.shape.size() == 3 ? at.slice / p.h : 0;
+    const float* keep = use_mask ? mask.ptr() + item * block + static_cast<long>(at.row0) * p.Lkv : nullptr;
+    masked_fill(msk, scl, keep, at.rows, p.Lkv, mask_fill_value(p.c.mask_fill));
+    p.timed(StageId::Mask);
+    softmax_rows(wt, weights_end, msk, use_mask ? kept_end + item * p.Lq + at.row0 : nullptr, at.rows, p.Lkv);
+    p.timed(StageId::Softmax);
+    float* context = p.values(TensorId::Context) + (at.slice * p.Lq + at.row0) * p.dv;
+    matmul_rows(context, wt, tr[TensorId::VHeads].ptr() + at.slice * p.Lkv * p.dv, weights_end, at.rows, p.Lkv, p.dv);
+    p.timed(StageId::Context);
+}
+
 void attention_stages(Pass& p) {
     const std::vector<std::string> score_dims = {"B", "h", "L_q", "L_kv"};
-    Tensor& scores = p.output(TensorId::Scores, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
-    Tensor& scaled = p.output(TensorId::Scaled, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
+    for (TensorId id : {TensorId::Scores, TensorId::Scaled})
+        p.output(id, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
     const Tensor& mask = mask_tensor(p);
-    Tensor& masked = p.output(TensorId::Masked, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
-    Tensor& weights = p.output(TensorId::Weights, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
-    Tensor& context = p.output(TensorId::Context, {p.B, p.h, p.Lq, p.dv}, {"B", "h", "L_q", "d_v"});
-    const float *q_heads = p.tr[TensorId::QHeads].ptr(), *k_heads = p.tr[TensorId::KHeads].ptr(),
-                *v_heads = p.tr[TensorId::VHeads].ptr();
-    const bool use_mask = p.c.mask != MaskKind::None, per_item = mask.shape.size() == 3;
-    const std::vector<int> kept_end = use_mask ? kept_ends(mask) : std::vector<int>{};
+    for (TensorId id : {TensorId::Masked, TensorId::Weights})
+        p.output(id, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
+    p.output(TensorId::Context, {p.B, p.h, p.Lq, p.dv}, {"B", "h", "L_q", "d_v"});
+    const std::vector<int> kept_end = p.c.mask != MaskKind::None ? kept_ends(mask) : std::vector<int>{};
     std::vector<int> weights_end(static_cast<size_t>(p.Lq));
-    const float divisor = std::sqrt(static_cast<float>(p.dk)), fill = mask_fill_value(p.c.mask_fill);
-    const long block = static_cast<long>(p.Lq) * p.Lkv;
+    thread_local std::vector<float> k_t;  // kept between passes: a scratch buffer made and freed
+    k_t.resize(static_cast<size_t>(p.dk) * p.Lkv);  // among the tensors' would split the heap's free chunks
     p.clock.lap();
     for (long s = 0; s < static_cast<long>(p.B) * p.h; ++s) {
-        const long item = per_item ? s / p.h : 0;
-        float *sc = scores.ptr() + s * block, *scl = scaled.ptr() + s * block, *msk = masked.ptr() + s * block,
-              *wt = weights.ptr() + s * block;
-        matmul_nt(sc, q_heads + s * p.Lq * p.dk, k_heads + s * p.Lkv * p.dk, p.Lq, p.dk, p.Lkv);
-        p.timed(StageId::Scores);
-        if (p.c.scale) divide(scl, sc, block, divisor);
-        else std::copy(sc, sc + block, scl);
-        p.timed(StageId::Scale);
-        masked_fill(msk, scl, use_mask ? mask.ptr() + item * block : nullptr, p.Lq, p.Lkv, fill);
-        p.timed(StageId::Mask);
-        softmax_rows(wt, weights_end.data(), msk, use_mask ? kept_end.data() + item * p.Lq : nullptr, p.Lq, p.Lkv);
-        p.timed(StageId::Softmax);
-        matmul_rows(context.ptr() + s * p.Lq * p.dv, wt, v_heads + s * p.Lkv * p.dv, weights_end.data(), p.Lq, p.Lkv, p.dv);
-        p.timed(StageId::Context);
+        transpose(k_t.data(), p.tr[TensorId::KHeads].ptr() + s * p.Lkv * p.dk, p.Lkv, p.dk);  // timed with the scores
+        for (int row0 = 0; row0 < p.Lq; row0 += kBlockRows)
+            attention_block(p, {s, row0, std::min(kBlockRows, p.Lq - row0)}, k_t.data(), kept_end.data(),
+                            weights_end.data() + row0);
     }
     record_attention_steps(p);
     p.clock.lap();

@@ -245,7 +245,8 @@ bool load_from(const FileSource& read, const std::string& part, Trainer* t, std:
             errors->push_back({p.name, Msg(Str::ck_shape, path, shape_numbers(value.shape), shape_numbers(p.torch_shape))});
             continue;
         }
-        if (!t->set_param(p.name, value.data, &error)) errors->push_back({p.name, Msg(Str::ck_file_problem, path, error)});
+        if (!t->set_param(p.name, std::vector<float>(value.data.begin(), value.data.end()), &error))
+            errors->push_back({p.name, Msg(Str::ck_file_problem, path, error)});
     }
     return errors->empty();
 }
@@ -279,7 +280,8 @@ CheckpointHistory checkpoint_history(const std::vector<ArchiveFile>& files) {
     for (const ArchiveFile& f : files) {
         std::string error;
         Tensor loss;
-        if (f.path == "loss.npy" && decode_npy(f.bytes, &loss, &error) && loss.shape.size() == 1) h.losses = loss.data;
+        if (f.path == "loss.npy" && decode_npy(f.bytes, &loss, &error) && loss.shape.size() == 1)
+            h.losses.assign(loss.data.begin(), loss.data.end());
         if (f.path != "manifest.json") continue;
         const ojson j = ojson::parse(f.bytes, nullptr, false);
         if (j.is_discarded() || !j.is_object()) continue;
