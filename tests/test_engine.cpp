@@ -82,6 +82,16 @@ TEST_CASE("engine matches the naive reference stage by stage") {
         c.d_model = 15, c.heads = 5, c.seq_len = 7, c.batch = 3, c.seed = 7;
         check_against_naive(c);
     }
+    // More query rows than one block of the attention steps (64 natively, trace.cpp), and a
+    // per-item mask: each block must find its own rows of the mask, of q and of the weights.
+    SUBCASE("several row blocks: L=150 (64 + 64 + 22), padding 150 and 70, d_model=24, h=3") {
+        c.d_model = 24, c.heads = 3, c.seq_len = 150, c.mask = MaskKind::Padding, c.padding_lengths = {150, 70};
+        check_against_naive(c);
+    }
+    SUBCASE("several row blocks, causal, cross: L_q=130, L_kv=97, B=1") {
+        c.d_model = 16, c.heads = 2, c.seq_len = 130, c.cross = true, c.kv_len = 97, c.batch = 1;
+        check_against_naive(c);
+    }
 }
 
 TEST_CASE("scaled_dot_product_attention alone: a hand-checked 2x2 example") {
