@@ -4,6 +4,9 @@
 Runs the lab's benchmark natively (attnlab bench --json) and compiled to wasm under
 Node (lab_bench.js --json), times PyTorch's nn.MultiheadAttention forward (one
 thread, per-head weights, causal mask) on the same shapes, and prints the ratios.
+The native benchmark and PyTorch take turns, ROUNDS times: on a shared machine the speed
+of the moment drifts by ±15 % within a minute, and a ratio of two figures taken minutes
+apart measures the drift. Figures are medians over the rounds; each round's ratio is printed.
 
     /usr/bin/python3 tests/bench/compare_torch.py build/native/attnlab build/web/lab_bench.js
 """
@@ -79,6 +82,14 @@ def lab_run(cmd):
     return json.loads(out.strip().splitlines()[-1])
 
 
+ROUNDS = 5
+
+
+def median_of(rounds, key):
+    """The median over rounds of one figure of a case (key: a function of the case's JSON)."""
+    return statistics.median(key(r) for r in rounds)
+
+
 def verdict(ok):
     return "met" if ok else "NOT met"
 
@@ -93,22 +104,35 @@ def main():
         print(__doc__)
         return 2
     torch.set_num_threads(1)
-    native_run = lab_run([sys.argv[1], "bench", "--json"])
-    wasm_run = lab_run(["node", "--no-experimental-fetch", sys.argv[2], "--json"])
-    native = {c["name"]: c for c in native_run["cases"]}
-    wasm = {c["name"]: c for c in wasm_run["cases"]}
     torch_ms(1, 4, 8, 2, 1)  # loads the BLAS
+    native_rounds, torch_rounds = {name: [] for name in CASES}, {name: [] for name in CASES}
+    for _ in range(ROUNDS):  # the native benchmark and PyTorch in turns
+        native_run = lab_run([sys.argv[1], "bench", "--json"])
+        for c in native_run["cases"]:
+            native_rounds[c["name"]].append(c)
+        for name, (B, L, d, h) in CASES.items():
+            torch_rounds[name].append(torch_ms(B, L, d, h, repeats=15 if L >= 256 else 300))
+    wasm_run = lab_run(["node", "--no-experimental-fetch", sys.argv[2], "--json"])
+    wasm = {c["name"]: c for c in wasm_run["cases"]}
+    native = {name: {"trace_ms": {"median": median_of(rs, lambda c: c["trace_ms"]["median"])},
+                     "trace_cpu_ms": {"median": median_of(rs, lambda c: c["trace_cpu_ms"]["median"])},
+                     "recompute_ms": {"median": median_of(rs, lambda c: c["recompute_ms"]["median"])},
+                     "recompute_cpu_ms": {"median": median_of(rs, lambda c: c["recompute_cpu_ms"]["median"])},
+                     "compute_ms": median_of(rs, lambda c: c["compute_ms"]),
+                     "peak_memory_mb": max(c["peak_memory_mb"] for c in rs)}
+              for name, rs in native_rounds.items()}
     blas = blas_library()
     print(f"PyTorch {torch.__version__}, 1 thread (torch {torch.get_num_threads()}, OpenBLAS {openblas_threads()}), "
           f"BLAS: {blas}; lab times are medians of the full trace "
-          "(every intermediate recorded + invariant checks) and of its compute stages")
+          "(every intermediate recorded + invariant checks) and of its compute stages; "
+          f"native and PyTorch: medians over {ROUNDS} rounds taken in turns, wasm: one run")
     if "openblas" not in blas.lower():
         print("WARNING: PyTorch did not load OpenBLAS (scripts/install-deps.sh bench installs libopenblas0-pthread)")
     print(f"{'case':26} {'torch ms':>9} {'native ms':>10} {'(compute)':>10} {'wasm ms':>9} {'(compute)':>10}"
           f" {'torch/native':>13} {'wasm/torch':>11}")
     wall, cpu, inplace = {}, {}, {}
-    for name, (B, L, d, h) in CASES.items():
-        t, t_cpu = torch_ms(B, L, d, h, repeats=15 if L >= 256 else 300)
+    for name in CASES:
+        t, t_cpu = (statistics.median(r[i] for r in torch_rounds[name]) for i in (0, 1))
         n, w = native[name], wasm[name]
         wall[name] = (t, n["trace_ms"]["median"], w["trace_ms"]["median"])
         cpu[name] = (t_cpu, n["trace_cpu_ms"]["median"], w["trace_cpu_ms"]["median"])
@@ -132,6 +156,10 @@ def main():
         t, t_cpu = every["times"][name]
         print(f"{name:26} wall {t:9.3f} ms (CPU {t_cpu:8.3f})   torch/native {t / wall[name][1]:.2f}x, "
               f"in place {t / inplace[name][0][0]:.2f}x")
+    print(f"each round's torch/native (full trace, wall), in turn: the spread is the machine's drift")
+    for name in CASES:
+        ratios = [t[0] / n["trace_ms"]["median"] for t, n in zip(torch_rounds[name], native_rounds[name])]
+        print(f"{name:26} " + " ".join(f"{r:.2f}x" for r in ratios) + f"   median {statistics.median(ratios):.2f}x")
     load = os.getloadavg()[0]
     print(f"load average {load:.2f} on {os.cpu_count()} cores" + ("  (busy machine: wall times inflated)" if load > 1.5 else ""))
     for name in ("B1_L512_d512_h8_causal", "B2_L10_d512_h8_causal"):
