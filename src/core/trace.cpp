@@ -240,13 +240,9 @@ void record_attention_steps(Pass& p) {
 // 4-8. Scaled dot-product attention, one (batch, head) slice at a time and, within it, a
 // block of kBlockRows query rows at a time, each step timed. A block's rows of the four
 // score-shaped tensors (4 × 128 KB at L_kv = 512) stay in the core's cache from one step
-// to the next; a whole slice (4 × 1 MB) would go out to memory between steps. The wasm
-// build's product packs b on every call (trace_kernels.cpp), so there a block is the slice.
-#ifdef __wasm_simd128__
-constexpr int kBlockRows = 1 << 30;
-#else
-constexpr int kBlockRows = 64;
-#endif
+// to the next; a whole slice (4 × 1 MB) would go out to memory between steps, unless the
+// products want whole slices (kProductBlockRows, trace_kernels.h).
+constexpr int kBlockRows = kProductBlockRows;
 
 struct AttentionBlock {
     long slice;      // (batch item, head)

@@ -199,9 +199,13 @@ void micro_kernel(const Product& p, int m0, int n0, int k_end, int width) {
     for (int r = 0; r < Rows; ++r)
         for (int v = 0; v < Vecs; ++v) {
             float* out = p.c + static_cast<long>(m0 + r) * p.N + n0 + v * kWidth;
-            const float* bias = p.bias + n0 + v * kWidth;
-            if (part) store_first(out, p.bias ? add_lanes(acc[r][v], load_first(bias, width)) : acc[r][v], width);
-            else store_lanes(out, p.bias ? add_lanes(acc[r][v], load_lanes(bias)) : acc[r][v]);
+            Lanes value = acc[r][v];
+            if (p.bias) {
+                const float* bias = p.bias + n0 + v * kWidth;
+                value = add_lanes(value, part ? load_first(bias, width) : load_lanes(bias));
+            }
+            if (part) store_first(out, value, width);
+            else store_lanes(out, value);
         }
 }
 

@@ -22,6 +22,15 @@
 
 namespace lab {
 
+// How many rows of a a caller that can split its product should hand over per call: the
+// native product reads b in place, so blocks of 64 rows cost nothing; the wasm product packs
+// b on every call, so there one call should take every row.
+#ifdef __wasm_simd128__
+constexpr int kProductBlockRows = 1 << 30;
+#else
+constexpr int kProductBlockRows = 64;
+#endif
+
 void matmul(float* c, const float* a, const float* b, const float* bias, int M, int K, int N);
 void matmul_nt(float* c, const float* a, const float* b, int M, int K, int N);
 void matmul_rows(float* c, const float* a, const float* b, const int* a_end, int M, int K, int N);
