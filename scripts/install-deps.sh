@@ -4,9 +4,12 @@
 # package (never committed) and npm (playwright-core, pinned by tests/browser's lockfile).
 #
 #   scripts/install-deps.sh [web|test|bench]  web: enough to build and serve the page
-#                                             test: everything the test command needs
-#                                             bench: test + OpenBLAS, so PyTorch is timed with an
-#                                               optimised BLAS (libblas.so.3 switches to it)
+#                                             test: everything the test command needs, with both
+#                                               BLAS that Debian's torch can load as libblas.so.3
+#                                               (the reference BLAS and OpenBLAS): the training replay
+#                                               runs under each, whatever a machine had before; the
+#                                               system alternative then points at OpenBLAS
+#                                             bench: the same (PyTorch is timed with OpenBLAS)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-test}"
@@ -14,12 +17,12 @@ mode="${1:-test}"
 web_pkgs=(cmake make g++ emscripten libeigen3-dev doctest-dev nlohmann-json3-dev
           libtomlplusplus-dev python3 python3-fonttools fonts-dejavu-core fonts-noto-cjk xz-utils dpkg-dev)
 test_pkgs=("${web_pkgs[@]}" libglfw3-dev libgl-dev chromium xvfb xauth clang libclang-rt-14-dev
-           python3-torch python3-numpy nodejs npm)
+           python3-torch python3-numpy nodejs npm libblas3 libopenblas0-pthread)
 
 case "$mode" in
   web)  pkgs=("${web_pkgs[@]}") ;;
   test) pkgs=("${test_pkgs[@]}") ;;
-  bench) pkgs=("${test_pkgs[@]}" libopenblas0-pthread) ;;
+  bench) pkgs=("${test_pkgs[@]}") ;;
   *) echo "usage: $0 [web|test|bench]" >&2; exit 2 ;;
 esac
 

@@ -6,13 +6,47 @@
 #           PyTorch replay of `attnlab train --out` runs (gradients, losses, nn layers) ·
 #           PyTorch check of `attnlab trace --checkpoint` dumps (block stages, every gradient) ·
 #           doctest under AddressSanitizer + UBSan · bounded libFuzzer runs ·
-#           browser (headless Chromium) · desktop app smoke run under Xvfb
+#           browser (headless Chromium) · desktop app smoke run under Xvfb ·
+#           the doctest suite and the PyTorch checks again on builds for x86-64-v3 and x86-64-v2
+#   The training replay runs twice, with each BLAS Debian's torch can load as libblas.so.3
+#   (the reference BLAS and OpenBLAS; both are installed). The first lines name what the
+#   numbers depend on: the BLAS, the CPU's vector ISA, torch, numpy, Node, Emscripten, Chromium.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 out="$here/build/test-output"
 
-"$here/scripts/install-deps.sh" test || exit 1
+mkdir -p "$here/build"
+# The installer's output (long on a fresh machine) goes to a log, so the first lines say what
+# the numbers depend on; on a failure the log is printed.
+"$here/scripts/install-deps.sh" test > "$here/build/install-deps.log" 2>&1 ||
+  { cat "$here/build/install-deps.log"; echo "install-deps.sh failed"; exit 1; }
+multiarch="$(gcc -print-multiarch)"
+# The reference BLAS (with the reference LAPACK, so no OpenBLAS is mapped at all) and OpenBLAS.
+blas_dirs=("/usr/lib/$multiarch/blas:/usr/lib/$multiarch/lapack" "/usr/lib/$multiarch/openblas-pthread")
+
+providers() {
+  local flags
+  flags=$(grep -m1 '^flags' /proc/cpuinfo)
+  has() { case " $flags " in *" $1 "*) echo "$1";; esac; }
+  echo "=== what the numbers depend on"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); $(nproc) cores;" \
+       "vector ISA: $(echo $(has avx512f) $(has avx2) $(has fma) $(has sse4_2))"
+  echo "native build: -march=native = $(gcc -march=native -Q --help=target 2>/dev/null | awk '$1 == "-march=" {print $2; exit}')," \
+       "-ffp-contract=off; also built and tested: -march=x86-64-v3, -march=x86-64-v2"
+  echo "libblas.so.3 (system alternative): $(readlink -f "/usr/lib/$multiarch/libblas.so.3")"
+  for d in "${blas_dirs[@]}"; do
+    d="${d%%:*}"
+    echo "  provider $d: $([ -f "$d/libblas.so.3" ] && dpkg -S "$d/libblas.so.3" 2>/dev/null | cut -d: -f1 | head -1 || echo missing)"
+  done
+  echo "torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>&1 | tail -1)," \
+       "numpy $(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)' 2>&1 | tail -1)," \
+       "node $(node --version), emscripten $(dpkg-query -W -f='${Version}' emscripten)," \
+       "$(chromium --version 2>/dev/null | head -1), g++ $(g++ -dumpfullversion)"
+  echo "[deps] ok ($(grep -c . "$here/build/install-deps.log") lines of install log: build/install-deps.log)"
+}
+providers
+
 "$here/scripts/build.sh" native || exit 1
 "$here/scripts/build.sh" web || exit 1
 rm -rf "$out" && mkdir -p "$out"
@@ -39,8 +73,9 @@ suite() {  # suite NAME COMMAND...
 native_doctest() { ctest --test-dir "$here/build/native" --output-on-failure; }
 wasm_doctest() { (cd "$here/build/web" && node --no-experimental-fetch lab_tests.js --no-colors=true); }
 
-torch_dumps() {
+torch_dumps() {  # torch_dumps [ATTNLAB]
   # Any valid configuration's dump must be reproduced by PyTorch from its own inputs and weights.
+  local attnlab="${1:-$here/build/native/attnlab}" tag="${2:-}"
   local configs=(
     ""
     "--mask padding:4,2"
@@ -54,14 +89,38 @@ torch_dumps() {
   local i=0 ok=0
   for args in "${configs[@]}"; do
     i=$((i + 1))
-    local dir="$out/dump$i"
+    local dir="$out/dump$tag$i"
     # shellcheck disable=SC2086
-    "$here/build/native/attnlab" trace $args --out "$dir" > /dev/null || return 1
+    "$attnlab" trace $args --out "$dir" > /dev/null || return 1
     echo -n "attnlab trace $args -> "
     /usr/bin/python3 "$here/tests/torch/check_dump.py" "$dir" | tail -n 1 || return 1
     ok=$((ok + 1))
   done
   echo "$ok of $i dumps reproduced by PyTorch"
+}
+
+train_runs() {  # train_runs ATTNLAB OUT: the replay under each BLAS (the first libblas.so.3 on LD_LIBRARY_PATH)
+  local rc=0 d
+  for d in "${blas_dirs[@]}"; do
+    local blas="${d%%:*}"
+    echo "--- BLAS: $blas"
+    [ -f "$blas/libblas.so.3" ] || { echo "FAIL: $blas/libblas.so.3 missing"; rc=1; continue; }
+    LD_LIBRARY_PATH="$d" LAB_EXPECT_BLAS="$blas/" OPENBLAS_NUM_THREADS=1 \
+      /usr/bin/python3 "$here/tests/torch/check_training.py" "$1" "$2-${blas##*/}" || rc=1
+  done
+  return $rc
+}
+
+isa_suite() {  # isa_suite v3|v2: build for -march=x86-64-vN, then its doctest, dumps and training replay
+  local isa="isa-$1" rc=0
+  "$here/scripts/build.sh" "$isa" > "$out/build-$isa.log" 2>&1 || { tail -n 30 "$out/build-$isa.log"; return 1; }
+  echo "--- doctest ($isa)"
+  "$here/build/$isa/lab_tests" --no-colors=true | tail -n 4 || rc=1
+  echo "--- PyTorch reproduces its dumps ($isa)"
+  torch_dumps "$here/build/$isa/attnlab" "-$isa" || rc=1
+  echo "--- PyTorch reproduces its train runs ($isa, the system's BLAS)"
+  OPENBLAS_NUM_THREADS=1 /usr/bin/python3 "$here/tests/torch/check_training.py" "$here/build/$isa/attnlab" "$out/train-$isa" || rc=1
+  return $rc
 }
 
 browser() {
@@ -111,10 +170,12 @@ suite "doctest (native)" native_doctest
 suite "doctest (wasm under Node)" wasm_doctest
 suite "PyTorch reproduces attnlab dumps" torch_dumps
 suite "PyTorch runs exported scripts" bash "$here/tests/torch/check_exported_scripts.sh" "$here/build/native/attnlab" "$out/exported-scripts"
-suite "PyTorch reproduces attnlab train runs" /usr/bin/python3 "$here/tests/torch/check_training.py" "$here/build/native/attnlab" "$out/train"
+suite "PyTorch reproduces attnlab train runs (reference BLAS and OpenBLAS)" train_runs "$here/build/native/attnlab" "$out/train"
 suite "PyTorch reproduces the stepper on trained models" bash "$here/tests/torch/check_model_traces.sh" "$here/build/native/attnlab" "$out/model-traces"
 suite "doctest under ASan + UBSan" "$here/scripts/sanitize.sh"
 suite "bounded fuzzing" "$here/scripts/fuzz.sh" "${LAB_FUZZ_SECONDS:-20}"
+suite "the native suites built for x86-64-v3 (AVX2, FMA)" isa_suite v3
+suite "the native suites built for x86-64-v2 (SSE4.2, no FMA)" isa_suite v2
 suite "browser (headless Chromium)" browser
 suite "desktop app under Xvfb" desktop_smoke
 

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/bench.h"
 #include "cli/cli.h"
+#include "cli/train_cmd.h"
 #include "core/npy.h"
 #include "core/trace.h"
 
@@ -146,4 +148,74 @@ TEST_CASE("an empty argument is named as such; long bad values are cut in the me
     CHECK(long_value.code == 2);
     CHECK(long_value.err.find("--heads '" + std::string(40, '9') + "...' is not a whole number") != std::string::npos);
     CHECK(long_value.err.size() < 2000);
+}
+
+namespace {
+
+// A typed value on the command line for key k: "0", the smallest and one past the largest.
+template <class Parse>
+void check_typed_numbers(const std::vector<ConfigKey>& rows, const std::string& command, Parse parse) {
+    for (const ConfigKey& k : rows) {
+        if (!*k.cli_flag || (k.type != KeyType::Whole && k.type != KeyType::Decimal)) continue;
+        CAPTURE(command);
+        CAPTURE(k.cli_flag);
+        const bool zero_in_range = k.type == KeyType::Whole ? k.lo <= 0 : k.lo_real <= 0;
+        std::vector<ConfigError> errors;
+        const double held = parse(std::vector<std::string>{k.cli_flag, "0"}, k, &errors);
+        if (!zero_in_range || k.zero_means != Str::Count_) {
+            // Refused, naming the flag; where files read 0 as a default, the message says so.
+            REQUIRE(errors.size() == 1);
+            CHECK(errors[0].param == k.cli_flag);
+            if (k.zero_means != Str::Count_) CHECK(render(errors[0].message, Lang::En).find("0 is refused") != std::string::npos);
+        } else {
+            CHECK(errors.empty());
+            CHECK(held == 0);  // a typed 0 is what the configuration holds, not a default put in its place
+        }
+        errors.clear();
+        parse(std::vector<std::string>{k.cli_flag, "1e999"}, k, &errors);
+        CHECK(errors.size() == 1);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every numeric flag of trace and train: a typed 0 is that value or refused with its range") {
+    check_typed_numbers(attention_keys().rows, "trace", [](std::vector<std::string> args, const ConfigKey& k,
+                                                           std::vector<ConfigError>* errors) {
+        args.insert(args.begin(), "trace");
+        if (std::string(k.cli_flag) == "--kv-len") args.push_back("--cross");
+        const CliParse p = parse_cli(args);
+        *errors = p.errors;
+        return k.type == KeyType::Whole ? double(k.get(&p.options.config)) : k.get_real(&p.options.config);
+    });
+    check_typed_numbers(train_keys().rows, "train", [](const std::vector<std::string>& args, const ConfigKey& k,
+                                                       std::vector<ConfigError>* errors) {
+        const TrainCliParse p = parse_train_cli(args);
+        *errors = p.errors;
+        return k.type == KeyType::Whole ? double(k.get(&p.options.config)) : k.get_real(&p.options.config);
+    });
+    // The cases the issue named, as a user types them.
+    const Run kv = run({"trace", "--cross", "--kv-len", "0"});
+    CHECK(kv.code == 2);
+    CHECK(kv.err.find("--kv-len: --kv-len 0 is refused: 0 stands for \"the same as --seq-len\" (self-attention) in config "
+                      "files and links, so a typed 0 would be silently replaced; give a whole number in [1, 4096], or leave "
+                      "--kv-len out for that default") != std::string::npos);
+    CHECK(run({"export-script", "--cross", "--kv-len", "0"}).code == 2);
+    const Run target = run({"train", "--target-exact", "0"});
+    CHECK(target.code == 2);
+    CHECK(target.err.find("--target-exact 0 is refused") != std::string::npos);
+    CHECK(run({"trace", "--checkpoint", "nowhere", "--sample", "-1"}).err.find("--sample '-1' is not a whole number") !=
+          std::string::npos);
+}
+
+TEST_CASE("attnlab bench refuses a --repeats it would not use as typed") {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"--repeats", "0"}, {"--repeats", "abc"},
+                                                 {"--repeats", "100001"}, {"--repeats"}, {"--repeats", "3x"}}) {
+        std::ostringstream out, err;
+        CAPTURE(args.size() > 1 ? args[1] : "(none)");
+        CHECK(run_bench(args, "native", out, err) == 2);
+        CHECK(err.str().find("--repeats") != std::string::npos);
+        CHECK(err.str().find("[1, 100000]") != std::string::npos);
+        CHECK(out.str().empty());
+    }
 }

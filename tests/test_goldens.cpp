@@ -471,4 +471,24 @@ TEST_CASE("golden: the PyTorch script") {
     CHECK(n >= 5);
 }
 
+TEST_CASE("golden texts: numbers to the portable digits, words byte for byte") {
+    using golden::text_difference;
+    const size_t same = std::string::npos;
+    CHECK(text_difference("w = 0.576353788, max |sum - 1| = 6.5e-08", "w = 0.576353729, max |sum - 1| = 8.2e-08") == same);
+    CHECK(text_difference("32 NaN values", "32 NaN values") == same);
+    CHECK(text_difference("32 NaN values", "31 NaN values") == 0);          // a count
+    CHECK(text_difference("sum 27.0378", "sum 27.0379") == same);           // the last digit rounded the other way
+    CHECK(text_difference("w = 0.5763", "w = 0.5765") == 4);                // two units of the last digit
+    CHECK(text_difference("var = 127.589", "var = 127.591") == 6);          // 1.6e-5 relative
+    CHECK(text_difference("differs by 5.4e-05%", "differs by 1.1e-05%") == same);  // a residue of rounding
+    CHECK(text_difference("differs by 0.5%", "differs by 0.7%") == 11);
+    CHECK(text_difference("all values finite", "all values fine") != same);  // a word
+    CHECK(text_difference("x86-64 ok", "x86-64 ok!") != same);               // a longer text
+    CHECK(text_difference("w_q2 = 1", "w_q3 = 1") == 3);                    // digits inside a name are text
+    CHECK(text_difference("-1e9", "-1000000000") == same);                  // the same number written otherwise
+    CHECK(golden::json_difference(nlohmann::json::parse(R"({"d": "max 6e-08", "v": 0.25})"),
+                                  nlohmann::json::parse(R"({"d": "max 7e-08", "v": 0.2500001})"), "$") == "");
+    CHECK(golden::json_difference(nlohmann::json::parse(R"({"v": 0.25})"), nlohmann::json::parse(R"({"v": 0.2501})"), "$") != "");
+}
+
 #endif  // __EMSCRIPTEN__

@@ -11,6 +11,7 @@
 #include "../core/trace.h"
 #include "../core/train/trainer.h"
 #include "../interop/json_export.h"
+#include "cli.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/emscripten.h>
@@ -204,16 +205,20 @@ int run_bench(const std::vector<std::string>& args, const std::string& build, st
     BenchOptions opt;
     opt.build = build;
     for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--json") opt.json = true;
-        else if (args[i] == "--repeats" && i + 1 < args.size()) opt.repeats = std::atoi(args[++i].c_str());
-        else {
-            err << "attnlab bench: unknown option '" << args[i] << "' (options: --repeats N, --json)\n";
+        long long n = 0;
+        if (args[i] == "--json") {
+            opt.json = true;
+        } else if (args[i] == "--repeats" && i + 1 < args.size() && parse_whole(args[i + 1], 1, 100000, &n)) {
+            opt.repeats = static_cast<int>(n), ++i;
+        } else if (args[i] == "--repeats") {  // 0 included: it would mean "each case's default"
+            const std::string v = i + 1 < args.size() ? shown_value(args[i + 1]) : "";
+            err << "attnlab bench: --repeats '" << v << "' is not a whole number in [1, 100000] (leave --repeats out "
+                << "for each case's default)\n";
+            return 2;
+        } else {
+            err << "attnlab bench: unknown option '" << shown_value(args[i]) << "' (options: --repeats N, --json)\n";
             return 2;
         }
-    }
-    if (opt.repeats < 0 || opt.repeats > 100000) {
-        err << "attnlab bench: --repeats must be between 1 and 100000\n";
-        return 2;
     }
     Json cases = Json::array();
     const TrainResult train = measure_training(200);

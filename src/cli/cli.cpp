@@ -51,19 +51,8 @@ namespace {
 constexpr long long kWholeMax = 1 << 20;
 constexpr size_t kMaxConfigBytes = 1 << 20;  // like the page: a config file is small
 
-// A value as echoed in a message: cut like the file and hash readers do, so a
-// 10,000-character argument does not flood the terminal.
-std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
-
-bool parse_int(const std::string& text, long long lo, long long hi, long long* out) {
-    if (text.empty() || text.size() > 18) return false;
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(text.c_str(), &end, 10);
-    if (errno || *end != '\0' || v < lo || v > hi) return false;
-    *out = v;
-    return true;
-}
+std::string shown(const std::string& v) { return shown_value(v); }
+bool parse_int(const std::string& text, long long lo, long long hi, long long* out) { return parse_whole(text, lo, hi, out); }
 
 bool read_rows(const std::string& text, std::vector<std::vector<uint8_t>>* rows) {
     std::vector<uint8_t> row;
@@ -91,6 +80,18 @@ bool parse_real(const std::string& text, double lo, double hi, double* out) {
 }
 
 }  // namespace
+
+bool parse_whole(const std::string& text, long long lo, long long hi, long long* out) {
+    if (text.empty() || text.size() > 18) return false;
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(text.c_str(), &end, 10);
+    if (errno || *end != '\0' || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+std::string shown_value(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
 
 long long KeyFlags::hi(const ConfigKey& k) const { return k.validated ? kWholeMax : k.max(ConfigLimits{}); }
 
@@ -135,6 +136,27 @@ void KeyFlags::read_choice(const ConfigKey& k, const std::string& flag, const st
     errors->push_back({flag, Msg(Str::cli_not_one_of, flag, shown(v), k.cli_expect)});
 }
 
+// A number typed for a Whole or Decimal key: refused outside its range, and refused as 0
+// where config files and links read 0 as a default (a value typed is never a default).
+void KeyFlags::read_number(const ConfigKey& k, const std::string& flag, const std::string& v, void* c,
+                           std::vector<ConfigError>* errors) const {
+    const bool zero_is_default = k.zero_means != Str::Count_;
+    if (k.type == KeyType::Decimal) {
+        double x;
+        if (!parse_real(v, k.lo_real, k.hi_real, &x))
+            errors->push_back({flag, Msg(Str::cli_not_number, flag, shown(v), k.lo_real, k.hi_real)});
+        else if (x == 0 && zero_is_default)
+            errors->push_back({flag, Msg(Str::cli_zero_real, flag, k.zero_means, k.hi_real, flag)});
+        else
+            k.set_real(c, x);
+        return;
+    }
+    long long n;
+    if (!parse_int(v, k.lo, hi(k), &n)) errors->push_back({flag, Msg(Str::cli_not_whole, flag, shown(v), k.lo, hi(k))});
+    else if (n == 0 && zero_is_default) errors->push_back({flag, Msg(Str::cli_zero_whole, flag, k.zero_means, 1LL, k.max(ConfigLimits{}), flag)});
+    else k.set(c, n);
+}
+
 bool KeyFlags::read(const std::vector<std::string>& args, size_t* i, void* c, std::vector<ConfigError>* errors) {
     const std::string& flag = args[*i];
     for (const ConfigKey& k : keys_) {
@@ -146,15 +168,10 @@ bool KeyFlags::read(const std::vector<std::string>& args, size_t* i, void* c, st
         }
         if (*i + 1 >= args.size()) return errors->push_back({flag, Msg(Str::cli_needs_value, flag)}), true;
         const std::string& v = args[++*i];
-        long long n;
-        double x;
         if (k.type == KeyType::Choice) read_choice(k, flag, v, c, errors);
         else if (k.type == KeyType::Text) {
             if (!k.parse_text(c, v)) errors->push_back({flag, Msg(Str::cli_not_one_of, flag, shown(v), k.cli_expect)});
-        } else if (k.type == KeyType::Decimal && parse_real(v, k.lo_real, k.hi_real, &x)) k.set_real(c, x);
-        else if (k.type == KeyType::Decimal) errors->push_back({flag, Msg(Str::cli_not_number, flag, shown(v), k.lo_real, k.hi_real)});
-        else if (parse_int(v, k.lo, hi(k), &n)) k.set(c, n);
-        else errors->push_back({flag, Msg(Str::cli_not_whole, flag, shown(v), k.lo, hi(k))});
+        } else read_number(k, flag, v, c, errors);
         return true;
     }
     return false;

@@ -29,6 +29,12 @@ struct CliParse {
 
 CliParse parse_cli(const std::vector<std::string>& args);  // args without the program name
 
+// Shared by every command's flags: a whole number in [lo, hi] written as one (no sign
+// games, no trailing text, no overflow), and a typed value as a message echoes it (cut at
+// 40 characters so a huge argument does not flood the terminal).
+bool parse_whole(const std::string& text, long long lo, long long hi, long long* out);
+std::string shown_value(const std::string& v);
+
 // The flags of a key table (core/config_keys.h), for any configuration struct: "--name
 // VALUE" for numbers and choices (a number a key's validate() judges is read up to 2^20,
 // the rest up to its limit), "--no-x" / "--x" for switches, "--mask padding:4,3" for a
@@ -46,6 +52,8 @@ public:
 private:
     bool read_list(const ConfigKey& k, const std::string& text, void* c) const;
     void read_choice(const ConfigKey& k, const std::string& flag, const std::string& v, void* c, std::vector<ConfigError>* errors);
+    void read_number(const ConfigKey& k, const std::string& flag, const std::string& v, void* c,
+                     std::vector<ConfigError>* errors) const;
     long long hi(const ConfigKey& k) const;
 
     const std::vector<ConfigKey>& keys_;

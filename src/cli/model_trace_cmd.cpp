@@ -12,29 +12,22 @@
 #include "../interop/checkpoint.h"
 #include "../interop/model_json.h"
 #include "../core/utf8.h"
+#include "cli.h"
 
 namespace lab {
 
 namespace {
 
 std::string english(const Msg& m) { return render(m, Lang::En); }
-std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
-
-bool whole(const std::string& text, long long hi, int* out) {
-    if (text.empty() || text.size() > 9) return false;
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(text.c_str(), &end, 10);
-    if (errno || *end || v < 0 || v > hi) return false;
-    *out = static_cast<int>(v);
-    return true;
-}
+std::string shown(const std::string& v) { return shown_value(v); }
 
 // One flag and its value; false when the flag is not this command's.
 bool read_flag(const std::string& flag, const std::string& v, ModelTraceParse& p) {
     ModelTraceOptions& o = p.options;
     auto number = [&](int* field, long long hi) {
-        if (!whole(v, hi, field)) p.errors.push_back({flag, Msg(Str::cli_not_whole, flag, shown(v), 0LL, hi)});
+        long long n = 0;
+        if (parse_whole(v, 0, hi, &n)) *field = static_cast<int>(n);
+        else p.errors.push_back({flag, Msg(Str::cli_not_whole, flag, shown(v), 0LL, hi)});
     };
     if (flag == "--checkpoint") o.checkpoint = v;
     else if (flag == "--out") o.out_dir = v;

@@ -28,7 +28,7 @@ std::string train_usage() {
 namespace {
 
 // A value as echoed in a message: cut like the other readers do.
-std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
+std::string shown(const std::string& v) { return shown_value(v); }
 
 // The flag a validation message's parameter comes from: its row's flag (d_model -> --d-model).
 std::string flag_of(const std::string& param) {

@@ -85,7 +85,8 @@ KeyTable<C> make_attention_keys() {
         on_off<&C::cross>("cross").flag("--cross"),
         // 0 = the same as seq_len (self-attention); written as L_kv, in the hash only for cross-attention.
         whole<&C::kv_len>("kv_len", 0, &ConfigLimits::max_len)
-            .flag("--kv-len").shown_as([](const void* c) -> long long { return as(c).L_kv(); })
+            .flag("--kv-len").zero_stands_for(Str::cli_zero_kv_len)
+            .shown_as([](const void* c) -> long long { return as(c).L_kv(); })
             .hashed_when([](const void* c) { return as(c).cross; }),
     };
     return t;

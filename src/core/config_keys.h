@@ -72,6 +72,8 @@ struct ConfigKey {
     Str file_bad = Str::Count_;         // Choice: the config-file error for an unknown value
     Str cli_expect = Str::Count_;       // Choice, lists: what the CLI expected ("inf or 1e9")
     const char* derives = "";           // Derived: the key a file may give instead of this one ("heads")
+    Str zero_means = Str::Count_;       // Whole, Decimal: files and links read 0 as this default ("seq_len");
+                                        // the CLI refuses a typed 0 (a value typed is never a default)
 
     // Access to the field, the struct passed as void* (see KeyTable<C>).
     long long (*get)(const void*) = nullptr;         // Whole, Switch, Choice, Derived: the stored value
@@ -100,6 +102,7 @@ struct ConfigKey {
     ConfigKey&& flag(const char* f) && { cli_flag = f; return std::move(*this); }
     ConfigKey&& about(Str text) && { what = text; return std::move(*this); }
     ConfigKey&& checked_when_read() && { validated = false; return std::move(*this); }
+    ConfigKey&& zero_stands_for(Str meaning) && { zero_means = meaning; return std::move(*this); }
     ConfigKey&& written_when(bool (*when)(const void*)) && { written = when; return std::move(*this); }
     ConfigKey&& hashed_when(bool (*when)(const void*)) && { hashed = when; return std::move(*this); }
     ConfigKey&& shown_as(long long (*value)(const void*)) && { shown = value; return std::move(*this); }

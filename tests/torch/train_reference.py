@@ -161,10 +161,10 @@ def step_tensors(batches, s):
     return t(src), t(dec_in), t(dec_out), t(mask)
 
 
-def replay(ck, dtype, steps=None):
-    """Trains a FunctionalModel from init/ on the recorded batches at the recorded rates.
-    Returns (losses per step, {name: step-1 gradient as float64 numpy})."""
-    model = FunctionalModel(ck.config, ck.params("init"), dtype)
+def replay(ck, dtype, steps=None, init=None):
+    """Trains a FunctionalModel from init/ (or the given {name: array}) on the recorded batches
+    at the recorded rates. Returns (losses per step, {name: step-1 gradient as float64 numpy})."""
+    model = FunctionalModel(ck.config, ck.params("init") if init is None else init, dtype)
     adam = ck.config["adam"]
     opt = torch.optim.Adam(list(model.p.values()), lr=1.0, betas=(adam["beta1"], adam["beta2"]), eps=adam["eps"])
     lrs = ck.array("lr.npy")

@@ -100,7 +100,7 @@ KeyTable<T> make_train_keys() {
         whole<&T::eval_every>("eval_every", 1, &ConfigLimits::max_steps).flag("--eval-every"),
         whole<&T::eval_size>("eval_size", 1, &ConfigLimits::max_eval_size).flag("--eval-size"),
         decimal<&T::target_exact>("target_exact", 0.0, 1.0)
-            .flag("--target-exact").hashed_when([](const void* c) { return as_train(c).target_exact > 0; }),
+            .flag("--target-exact").zero_stands_for(Str::cli_zero_target_exact).hashed_when([](const void* c) { return as_train(c).target_exact > 0; }),
     };
     return t;
 }
