@@ -122,14 +122,18 @@ void Trainer::greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, 
     greedy_.assign(static_cast<size_t>(ws.batch) * D, -1);
     if (lo >= hi) return;
     if (!encoded && layout_.shape.kind == ModelKind::EncoderDecoder) model_encode(ws, layout_, params_.data());
+    // An encoder-only classifier sees the whole sequence at once: one pass, nothing fed back.
+    const bool one_pass = layout_.shape.kind == ModelKind::EncoderOnly;
+    if (one_pass) model_decode(ws, layout_, params_.data(), D);
     for (int p = lo; p < hi; ++p) {
-        model_decode(ws, layout_, params_.data(), p + 1);
+        const int len = one_pass ? D : p + 1;
+        if (!one_pass) model_decode(ws, layout_, params_.data(), len);
         for (int b = 0; b < ws.batch; ++b) {
             const size_t u = static_cast<size_t>(b);
             if (p < begin[u] || p >= end[u]) continue;
-            const int32_t pred = argmax(ws.logits.x + (static_cast<long>(b) * (p + 1) + p) * V, V);
+            const int32_t pred = argmax(ws.logits.x + (static_cast<long>(b) * len + p) * V, V);
             greedy_[u * D + p] = pred;
-            if (p + 1 < end[u]) ws.dec_in[u * D + p + 1] = pred;
+            if (!one_pass && p + 1 < end[u]) ws.dec_in[u * D + p + 1] = pred;
         }
     }
 }
@@ -219,11 +223,33 @@ std::vector<float> Trainer::logits(const std::vector<int32_t>& src, const std::v
     return out;
 }
 
+const Workspace<float>* Trainer::forward_tokens(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in) {
+    if (!ready_ || src.size() != static_cast<size_t>(spec_.src_len()) || dec_in.size() != static_cast<size_t>(spec_.dec_len()))
+        return nullptr;
+    for (const std::vector<int32_t>* tokens : {&src, &dec_in})
+        for (int32_t id : *tokens)
+            if (id < 0 || id >= layout_.shape.vocab_size) return nullptr;
+    Workspace<float>& ws = sample_ws_;
+    ws.head_keep.clear();
+    std::copy(src.begin(), src.end(), ws.src.begin());
+    std::copy(dec_in.begin(), dec_in.end(), ws.dec_in.begin());
+    if (layout_.shape.kind == ModelKind::EncoderDecoder) model_encode(ws, layout_, params_.data());
+    model_decode(ws, layout_, params_.data(), ws.dec_len);
+    return &ws;
+}
+
 std::string Trainer::draws_problem(const std::vector<int32_t>& draws) const {
     const int n = spec_.draws(), L = spec_.length, V = spec_.vocab;
     if (static_cast<int>(draws.size()) != n)
         return "a sample of " + std::string(task_name(spec_.kind)) + " has " + std::to_string(n) + " values, got " +
                std::to_string(draws.size());
+    if (spec_.kind == TaskKind::Coref) {
+        for (int i = 0; i < n; ++i)
+            if (draws[static_cast<size_t>(i)] < 0 || draws[static_cast<size_t>(i)] >= coref_draw_bounds()[i])
+                return "coref draw " + std::to_string(i) + " is " + std::to_string(draws[static_cast<size_t>(i)]) +
+                       ", not in [0, " + std::to_string(coref_draw_bounds()[i] - 1) + "]";
+        return "";
+    }
     std::vector<uint8_t> seen(static_cast<size_t>(V), 0);
     for (int i = 0; i < L; ++i) {
         const int32_t v = draws[static_cast<size_t>(i)];
@@ -253,7 +279,7 @@ Sample Trainer::sample_from_draws(const std::vector<int32_t>& draws) const {
     s.src.assign(static_cast<size_t>(spec_.src_len()), 0);
     s.dec_in.assign(static_cast<size_t>(D), 0);
     s.dec_out.assign(static_cast<size_t>(D), 0);
-    const bool masked = spec_.model() == ModelKind::DecoderOnly;
+    const bool masked = spec_.model() != ModelKind::EncoderDecoder;
     if (masked) s.loss_mask.assign(static_cast<size_t>(D), 0);
     task_example(s.src.data(), s.dec_in.data(), s.dec_out.data(), masked ? s.loss_mask.data() : nullptr, s.draws.data(), spec_);
     s.gen_begin = 0;
@@ -315,9 +341,9 @@ AttentionMap Trainer::attention_map(const Sample& s, int block) {
     m.L_kv = in.L_kv;
     const float* w = block_acts(sample_ws_, layout_, block).weights.x;
     m.weights.assign(w, w + static_cast<long>(m.heads) * m.L_q * m.L_kv);
-    m.queries = s.dec_in;
-    m.keys = m.block.kind == AttentionKind::DecoderSelf ? s.dec_in : s.src;
-    if (m.block.kind == AttentionKind::EncoderSelf) m.queries = s.src;
+    const bool in_encoder = in_encoder_stack(layout_, block);
+    m.queries = in_encoder ? s.src : s.dec_in;
+    m.keys = in_encoder || m.block.kind == AttentionKind::Cross ? s.src : s.dec_in;
     return m;
 }
 

@@ -131,6 +131,11 @@ public:
     // sizes or a token id (outside [0, vocab_size)) do not fit.
     std::vector<float> logits(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in, int B);
     TrainStats stats() const;
+    // The forward pass (scores kept) of one example given as token ids (src: src_len, empty for
+    // decoder-/encoder-only; dec_in: dec_len), for a sentence typed in: its activations and
+    // attention weights in the workspace, its logits in ws.logits (dec_len, vocab_out). Null when
+    // a size or an id does not fit.
+    const Workspace<float>* forward_tokens(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in);
 
     // A parameter from PyTorch's layout (a checkpoint's .npy); false with a message
     // when the name or the element count does not match.
