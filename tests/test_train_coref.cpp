@@ -90,6 +90,21 @@ TEST_CASE("coref's vocabulary holds every token of the grammar, and its length i
         CHECK(static_cast<int>(all_draws().size()) == coref_combinations());
     }
     CHECK(coref_vocab(CorefLang::Zh).max_len == 15);  // 小猫追着纸团跑，它摇了摇尾巴。
+    // The referent is the noun whose kind the predicate fits: the issue's lists, written out here.
+    const char* animal_predicates[] = {"玩得很开心", "叫了一声", "饿了", "睡着了", "跑开了", "摇了摇尾巴"};
+    const char* animals[] = {"小猫", "小狗", "小兔", "小鸟"};
+    for (const std::vector<int32_t>& d : all_draws()) {
+        const CorefSentence s = coref_sentence(d.data(), CorefLang::Zh);
+        const std::string text = joined(s.tokens, "");
+        const std::string predicate = text.substr(text.find("它") + 3, text.size() - text.find("它") - 6);
+        bool fits_animal = false;
+        for (const char* p : animal_predicates) fits_animal |= predicate == p;
+        CAPTURE(text);
+        CHECK((s.referent < kCorefAnimals) == fits_animal);
+        const std::string said = coref_vocab(CorefLang::Zh).nouns[static_cast<size_t>(s.referent)];
+        CHECK(text.find(said) != std::string::npos);
+        CHECK((text.find(animals[d[0]]) != std::string::npos));
+    }
 }
 
 TEST_CASE("coref's held-out sentences are whole combinations the training stream never draws") {
