@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli_run.h"
+#include "core/block_trace.h"
 #include "core/train/coref_probe.h"
 #include "core/train/tasks.h"
 #include "core/train/train_config.h"
@@ -266,4 +267,36 @@ TEST_CASE("attnlab train --task coref and attnlab attend: answers, weights, and 
     const CliRun from = run({"attend", "--checkpoint", dir, "--text", "小猫追着球跑，它玩得很开心。", "--from", "狗"});
     CHECK(from.err.find("no \"狗\" in the sentence") != std::string::npos);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the stepper traces a coref model's attention: padding keys masked as in the model, every check passing") {
+    Trainer t;
+    REQUIRE(t.init(coref_config(CorefLang::Zh, 60), nullptr));
+    t.step(60);
+    const Sample s = t.held_out_sample(3);
+    const int n = static_cast<int>(coref_sentence(s.draws.data(), CorefLang::Zh).tokens.size());
+    for (int block = 0; block < 2; ++block) {
+        CAPTURE(block);
+        ModelTrace m;
+        std::string error;
+        REQUIRE_MESSAGE(trace_model(t, s, block, &m, &error), error);
+        CHECK(m.trace.config.mask == MaskKind::Padding);
+        CHECK(m.trace.config.padding_lengths == std::vector<int>{n});
+        CHECK(m.query_tokens[static_cast<size_t>(s.gen_begin)] == "它");
+        CHECK(m.query_tokens.back() == "PAD");
+        for (const StageRecord& st : m.trace.stages)
+            for (const InvariantCheck& c : st.checks) CHECK_MESSAGE((c.passed() || !c.is_check()), c.id);
+        for (const BlockStageRecord& st : m.stages)
+            for (const InvariantCheck& c : st.checks) CHECK_MESSAGE((c.passed() || !c.is_check()), c.id);
+        // The trace's weights are the model's own (trimmed map: the sentence's rows and columns).
+        const AttentionMap map = t.attention_map(s, block);
+        REQUIRE(map.L_q == n);
+        const Tensor& w = m.trace[TensorId::Weights];
+        const int L = t.task().dec_len();
+        for (int h = 0; h < map.heads; ++h)
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    CHECK(w.data[(static_cast<size_t>(h) * L + i) * L + j] ==
+                          doctest::Approx(map.weights[(static_cast<size_t>(h) * n + i) * n + j]).epsilon(1e-5));
+    }
 }

@@ -73,6 +73,23 @@ uint64_t sequence_hash(const int32_t* draws, int count) {
     return h;
 }
 
+std::string task_token_text(const TaskSpec& spec, int32_t id) {
+    if (id == spec.bos()) return spec.kind == TaskKind::Coref ? "PAD" : "BOS";
+    const CorefVocab& v = coref_vocab(spec.lang);
+    if (spec.kind == TaskKind::Coref && id >= 0 && id < static_cast<int32_t>(v.tokens.size())) return v.tokens[static_cast<size_t>(id)];
+    return std::to_string(id);
+}
+
+std::string task_class_text(const TaskSpec& spec, int32_t cls) {
+    if (spec.kind == TaskKind::Coref && cls >= 0 && cls < kCorefNouns) return coref_vocab(spec.lang).nouns[static_cast<size_t>(cls)];
+    return std::to_string(cls);
+}
+
+std::string shipped_checkpoint_name(const TaskSpec& spec) {
+    if (spec.kind == TaskKind::Coref) return std::string("coref/") + coref_lang_name(spec.lang);
+    return task_name(spec.kind);
+}
+
 double task_space(const TaskSpec& spec, double cap) {
     if (spec.kind == TaskKind::Coref) return coref_combinations();
     double n = 1;

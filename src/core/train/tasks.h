@@ -71,6 +71,13 @@ struct TaskSpec {
     int classes() const { return kind == TaskKind::Coref ? kCorefNouns : vocab; }
 };
 
+// A token id as the page and the CLI show it: the symbol's number or BOS; coref's word, PAD
+// for its padding. A generator class as shown: the symbol's number; coref's noun.
+std::string task_token_text(const TaskSpec& spec, int32_t id);
+std::string task_class_text(const TaskSpec& spec, int32_t cls);
+// The folder of a shipped checkpoint under web/checkpoints: the task's name, coref/LANG.
+std::string shipped_checkpoint_name(const TaskSpec& spec);
+
 // How many distinct examples the task has (V^L, coref's combinations), or a number above
 // cap when it is larger.
 double task_space(const TaskSpec& spec, double cap);

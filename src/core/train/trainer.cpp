@@ -344,6 +344,19 @@ AttentionMap Trainer::attention_map(const Sample& s, int block) {
     const bool in_encoder = in_encoder_stack(layout_, block);
     m.queries = in_encoder ? s.src : s.dec_in;
     m.keys = in_encoder || m.block.kind == AttentionKind::Cross ? s.src : s.dec_in;
+    if (layout_.shape.pad >= 0) {  // encoder-only: the sentence's rows and columns, not the padding
+        const int n = static_cast<int>(std::find(s.dec_in.begin(), s.dec_in.end(), layout_.shape.pad) - s.dec_in.begin());
+        std::vector<float> cut;
+        for (int h = 0; h < m.heads; ++h)
+            for (int i = 0; i < n; ++i) {
+                const float* row = m.weights.data() + (static_cast<long>(h) * m.L_q + i) * m.L_kv;
+                cut.insert(cut.end(), row, row + n);
+            }
+        m.weights = std::move(cut);
+        m.L_q = m.L_kv = n;
+        m.queries.resize(static_cast<size_t>(n));
+        m.keys.resize(static_cast<size_t>(n));
+    }
     return m;
 }
 
@@ -360,6 +373,10 @@ StepperView Trainer::stepper_view(const Sample& s, int block) {
     c.kv_len = in.L_kv;
     c.batch = 1;
     c.mask = in.causal ? MaskKind::Causal : MaskKind::None;
+    if (m.pad >= 0 && !c.cross) {  // encoder-only: the padding keys are masked out, as in the model
+        c.mask = MaskKind::Padding;
+        c.padding_lengths = {static_cast<int>(std::find(s.dec_in.begin(), s.dec_in.end(), m.pad) - s.dec_in.begin())};
+    }
     c.scale = m.scale;
     c.pe = false;  // the block's input already holds the positional encoding
     c.bias = m.bias;

@@ -57,7 +57,8 @@ struct Sample {
     std::vector<int32_t> expected() const;
 };
 
-// Every head's attention weights of one attention for one sample, teacher-forced.
+// Every head's attention weights of one attention for one sample, teacher-forced (an
+// encoder-only model's over the sentence's positions only: its padding is masked out).
 struct AttentionMap {
     AttentionBlockInfo block;
     int heads = 0, L_q = 0, L_kv = 0;
