@@ -149,12 +149,7 @@ TEST_CASE("the encoder-only model is the naive unmasked forward with padding key
     const ModelLayout layout = make_layout(shape);
     CHECK(layout.blocks[0].kind == AttentionKind::EncoderSelf);
     CHECK(layout.blocks[1].name == "layers.1.self_attn");
-    std::vector<double> params(layout.total);
-    init_params(params.data(), layout, 7);
-    const std::vector<double> jitter = random_values(layout.total, 8, 0.1);
-    for (const ParamInfo& p : layout.params)
-        if (p.init == ParamInit::Ones || p.init == ParamInit::Zeros)
-            for (size_t e = 0; e < p.size; ++e) params[p.offset + e] += jitter[p.offset + e];
+    std::vector<double> params = generic_params(layout);
     Workspace<double> ws;
     workspace_resize(ws, layout, 1);
     const int32_t short_one[] = {2, 2, 0, 2, 7};  // "the rabbit pushed the car , it broke ." (9 of 14 tokens)

@@ -70,6 +70,12 @@ bool coref_read(Trainer& t, const std::string& text, const std::string& from, Co
     return true;
 }
 
+Sample coref_sample(const Trainer& t, const CorefReading& r) {
+    Sample s;
+    t.make_typed_sample(std::vector<int32_t>(r.text.ids.begin(), r.text.ids.end()), r.text.query, r.answer, &s, nullptr);
+    return s;
+}
+
 CorefScores coref_head_scores(Trainer& t, int samples) {
     CorefScores s;
     if (!t.ready() || t.task().kind != TaskKind::Coref) return s;

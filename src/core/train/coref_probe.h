@@ -42,6 +42,10 @@ struct CorefReading {
 // the model reads, or has no query token. Nothing aborts.
 bool coref_read(Trainer& t, const std::string& text, const std::string& from, CorefReading* out, Msg* problem);
 
+// The sample the stepper traces for a sentence coref_read read: its tokens, classified at the
+// query as the model's own answer (so the backward view's loss is that answer's).
+Sample coref_sample(const Trainer& t, const CorefReading& r);
+
 struct CorefHeadScore {
     int block = 0, layer = 0, head = 0;
     double referent = 0, other = 0;  // mean summed weight from the pronoun

@@ -9,23 +9,17 @@
 
 namespace lab {
 
-const char* model_kind_name(ModelKind kind) {
-    switch (kind) {
-        case ModelKind::EncoderDecoder: return "encoder_decoder";
-        case ModelKind::DecoderOnly: return "decoder_only";
-        case ModelKind::EncoderOnly: return "encoder_only";
-    }
-    return "";
-}
+namespace {
+struct KindNames {
+    const char* name;   // manifest.json
+    const char* label;  // printed
+};
+const KindNames kKindNames[] = {  // in ModelKind's order
+    {"encoder_decoder", "encoder-decoder"}, {"decoder_only", "decoder-only"}, {"encoder_only", "encoder-only"}};
+}  // namespace
 
-const char* model_kind_label(ModelKind kind) {
-    switch (kind) {
-        case ModelKind::EncoderDecoder: return "encoder-decoder";
-        case ModelKind::DecoderOnly: return "decoder-only";
-        case ModelKind::EncoderOnly: return "encoder-only";
-    }
-    return "";
-}
+const char* model_kind_name(ModelKind kind) { return kKindNames[static_cast<int>(kind)].name; }
+const char* model_kind_label(ModelKind kind) { return kKindNames[static_cast<int>(kind)].label; }
 
 const ParamInfo* ModelLayout::find(const std::string& name) const {
     for (const ParamInfo& p : params)

@@ -272,6 +272,38 @@ bool Trainer::make_sample(const std::vector<int32_t>& draws, Sample* out, std::s
     return true;
 }
 
+std::string Trainer::typed_problem(const std::vector<int32_t>& ids, int query, int32_t target) const {
+    if (!ready_ || layout_.shape.kind != ModelKind::EncoderOnly) return "typed samples are for encoder-only models";
+    const int L = spec_.dec_len();
+    if (ids.empty() || static_cast<int>(ids.size()) > L)
+        return "a typed sample has 1 to " + std::to_string(L) + " tokens, got " + std::to_string(ids.size());
+    for (int32_t id : ids)
+        if (id < 0 || id >= spec_.vocab) return "token id " + std::to_string(id) + " is not in [0, " + std::to_string(spec_.vocab - 1) + "]";
+    if (query < 0 || query >= static_cast<int>(ids.size())) return "the query position " + std::to_string(query) + " is outside the tokens";
+    if (target < 0 || target >= layout_.shape.vocab_out) return "the target class " + std::to_string(target) + " does not exist";
+    return "";
+}
+
+bool Trainer::make_typed_sample(const std::vector<int32_t>& ids, int query, int32_t target, Sample* out,
+                                std::string* error) const {
+    const std::string problem = typed_problem(ids, query, target);
+    if (!problem.empty()) {
+        if (error) *error = problem;
+        return false;
+    }
+    Sample s;
+    const size_t L = static_cast<size_t>(spec_.dec_len());
+    s.dec_in = ids;
+    s.dec_in.resize(L, spec_.bos());
+    s.dec_out.assign(L, 0);
+    s.loss_mask.assign(L, 0);
+    s.dec_out[static_cast<size_t>(query)] = target;
+    s.loss_mask[static_cast<size_t>(query)] = 1;
+    s.gen_begin = query, s.gen_end = query + 1;
+    *out = std::move(s);
+    return true;
+}
+
 Sample Trainer::sample_from_draws(const std::vector<int32_t>& draws) const {
     Sample s;
     s.draws = draws;
@@ -300,8 +332,17 @@ Sample Trainer::held_out_sample(int index) const {
 }
 
 bool Trainer::usable(const Sample& s, const std::vector<uint8_t>* head_keep) const {
-    if (!ready_ || draws_problem(s.draws) != "") return false;
     if (head_keep && head_keep->size() != layout_.blocks.size() * static_cast<size_t>(layout_.shape.heads)) return false;
+    if (ready_ && s.draws.empty() && layout_.shape.kind == ModelKind::EncoderOnly) {  // typed: its arrays are its tokens'
+        const auto end = std::find(s.dec_in.begin(), s.dec_in.end(), spec_.bos());
+        const std::vector<int32_t> ids(s.dec_in.begin(), end);
+        const int32_t target = s.gen_begin >= 0 && s.gen_begin < static_cast<int>(s.dec_out.size()) ? s.dec_out[static_cast<size_t>(s.gen_begin)] : -1;
+        Sample canonical;
+        if (!make_typed_sample(ids, s.gen_begin, target, &canonical, nullptr)) return false;
+        return s.dec_in == canonical.dec_in && s.dec_out == canonical.dec_out && s.loss_mask == canonical.loss_mask &&
+               s.gen_end == canonical.gen_end && s.src.empty();
+    }
+    if (!ready_ || draws_problem(s.draws) != "") return false;
     const Sample canonical = sample_from_draws(s.draws);  // the arrays must be the draws' own
     return s.src == canonical.src && s.dec_in == canonical.dec_in && s.dec_out == canonical.dec_out &&
            s.loss_mask == canonical.loss_mask && s.gen_begin == canonical.gen_begin && s.gen_end == canonical.gen_end;

@@ -147,6 +147,10 @@ public:
     // A sample from its draws (task().draws() values: L symbols in [0, V), distinct for
     // induction, then the gap in [0, G] when G > 0); false with a message otherwise.
     bool make_sample(const std::vector<int32_t>& draws, Sample* out, std::string* error) const;
+    // Encoder-only: a sample typed in, not drawn (no draws): ids (1 … dec_len tokens, none the
+    // padding token) padded, classified at `query` as `target`; false with a message otherwise.
+    bool make_typed_sample(const std::vector<int32_t>& ids, int query, int32_t target, Sample* out,
+                           std::string* error) const;
     // The views below take a Sample from held_out_sample or make_sample (its arrays
     // must be its draws' own) and head_keep of blocks × heads values (0 = knocked out);
     // anything else gives an empty result (evaluate: sequences = 0) instead of reading
@@ -174,6 +178,7 @@ private:
     void fill_sample(Workspace<float>& ws, int b, const Sample& s) const;
     void greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, const std::vector<int>& end, bool encoded);
     std::string draws_problem(const std::vector<int32_t>& draws) const;  // "" when valid
+    std::string typed_problem(const std::vector<int32_t>& ids, int query, int32_t target) const;
     Sample sample_from_draws(const std::vector<int32_t>& draws) const;   // draws valid
     bool usable(const Sample& s, const std::vector<uint8_t>* head_keep) const;
     // run_sample, then what `block` read; false for a bad block index or sample.
