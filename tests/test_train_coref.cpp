@@ -4,6 +4,7 @@
 // model's answer and resolving head on the tutorials' sentence.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -11,6 +12,8 @@
 
 #include "cli_run.h"
 #include "core/block_trace.h"
+#include "core/lesson_model.h"
+#include "interop/checkpoint.h"
 #include "core/train/coref_probe.h"
 #include "core/train/tasks.h"
 #include "core/train/train_config.h"
@@ -294,4 +297,46 @@ TEST_CASE("the stepper traces a coref model's attention: padding keys masked as 
                     CHECK(w.data[(static_cast<size_t>(h) * L + i) * L + j] ==
                           doctest::Approx(map.weights[(static_cast<size_t>(h) * n + i) * n + j]).epsilon(1e-5));
     }
+}
+
+TEST_CASE("lesson 7's coref steps on the shipped checkpoints: the sentence, the resolving head's noun, from the live model") {
+    int asked = 0;
+    for (CorefLang lang : {CorefLang::Zh, CorefLang::En}) {
+        CAPTURE(coref_lang_name(lang));
+        Trainer t;
+        std::vector<ConfigError> errors;
+        REQUIRE(load_checkpoint(std::string(LAB_CHECKPOINT_DIR) + "/coref/" + coref_lang_name(lang), "final", &t, &errors));
+        LessonModel measured = measure_lesson_model(t, 16);
+        REQUIRE(measured.coref.resolving >= 0);
+        const Lang ui = lang == CorefLang::Zh ? Lang::Zh : Lang::En;
+        int pick = 0;  // the happy sentence first (小猫), then the rolled one (球)
+        for (const Lesson& lesson : lessons())
+            for (const LessonStep& step : lesson.steps) {
+                if (!step.task || std::string(step.task) != "coref") continue;
+                REQUIRE(step.tokens != Str::Count_);
+                const std::string sentence = render(Msg(step.tokens), ui);
+                // Not answerable before the sentence is read.
+                measured.typed = CorefReading{};
+                CHECK_FALSE(step.ask_model(measured, Trace{}).ready);
+                Msg problem;
+                REQUIRE(coref_read(t, sentence, "", &measured.typed, &problem));
+                const LessonQuestion q = step.ask_model(measured, Trace{});
+                REQUIRE(q.ready);
+                REQUIRE(q.options.size() == 2);
+                CHECK(render(q.options[0], ui) == (lang == CorefLang::Zh ? "小猫" : "cat"));
+                CHECK(render(q.options[1], ui) == (lang == CorefLang::Zh ? "球" : "ball"));
+                CHECK(q.pick == pick);
+                CHECK(measured.typed.answer == (pick == 0 ? 0 : 4));  // the model answers what its head looks at
+                const CorefHeadRow& row = measured.typed.heads[static_cast<size_t>(measured.coref.resolving)];
+                CHECK(row.on_noun[static_cast<size_t>(pick)] > 5 * row.on_noun[static_cast<size_t>(1 - pick)]);
+                for (const Msg& m : {q.prompt, q.hint, q.explain})
+                    for (Lang l : {Lang::En, Lang::Zh}) CHECK(render(m, l).find('%') == std::string::npos);
+                char weight[64];
+                std::snprintf(weight, sizeof weight, "%.2f on %s", row.on_noun[static_cast<size_t>(pick)],
+                              render(q.options[static_cast<size_t>(pick)], ui).c_str());
+                CHECK(render(q.explain, Lang::En).find(weight) != std::string::npos);
+                ++pick, ++asked;
+            }
+    }
+    CHECK(asked == 4);
 }

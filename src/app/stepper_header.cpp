@@ -64,9 +64,9 @@ void draw_coref_reading(LabApp& app) {
     const Trainer& t = *app.training.trainer;
     if (t.task().kind != TaskKind::Coref) return;
     const CorefVocab& v = coref_vocab(t.task().lang);
-    const bool zh = t.task().lang == CorefLang::Zh;
     if (st.typed.answer < 0) {
-        const std::string example = zh ? "小猫追着球跑，它滚得很远。" : "the cat chased the ball , it rolled far away .";
+        const std::string example =  // lesson 7's sentence, in the model's language
+            render(Msg(Str::lesson_coref_rolled_tokens), t.task().lang == CorefLang::Zh ? Lang::Zh : Lang::En);
         if (!st.typed_note.empty())
             text_wrapped_colored(kNoteColour, say(app, Msg(UiStr::stp_coref_cannot, say(app, st.typed_note), st.sample)).c_str());
         text_wrapped_colored(kNoteColour, say(app, Msg(UiStr::stp_coref_hint, example)).c_str());
@@ -84,7 +84,7 @@ void draw_coref_reading(LabApp& app) {
             std::snprintf(buf, sizeof buf, " %.2f", h.on_noun[n]);
             nouns += (n ? ", " : "") + v.nouns[static_cast<size_t>(st.typed.text.nouns[n].cls)] + buf;
         }
-        text_wrapped_disabled(say(app, Msg(UiStr::stp_coref_head, h.layer + 1, h.head, nouns)).c_str());
+        text_wrapped_disabled(say(app, Msg(UiStr::stp_coref_head, h.layer, h.head, nouns)).c_str());  // as the layer buttons
     }
 }
 
