@@ -32,6 +32,7 @@ struct Model {
     const lab::ModelLayout& layout;
     Vec p;  // the flat parameters, in double
     Nudge nudge;
+    mutable std::vector<uint8_t> pad_key{};  // encoder-only: 1 where the key is the padding token (set by loss)
 
     int d() const { return layout.shape.d_model; }
     void hook(const std::string& name, Vec& v) const {
@@ -135,6 +136,8 @@ inline Vec Model::attention(const std::string& name, const lab::AttentionSlots& 
     for (int hh = 0; causal && hh < h; ++hh)
         for (size_t i = 0; i < Lq; ++i)
             for (size_t j = i + 1; j < Lk; ++j) masked[(hh * Lq + i) * Lk + j] = -std::numeric_limits<double>::infinity();
+    for (size_t j = 0; pad_key.size() == Lk && j < Lk; ++j)  // src_key_padding_mask
+        for (size_t r = 0; pad_key[j] && r < h * Lq; ++r) masked[r * Lk + j] = -std::numeric_limits<double>::infinity();
     hook(name + "/masked", masked);
     for (size_t r = 0; r < h * Lq; ++r) {
         double mx = -std::numeric_limits<double>::infinity(), z = 0;
@@ -175,10 +178,13 @@ inline double Model::loss(const std::vector<int32_t>& src, const std::vector<int
     }
     Vec x = embed("dec", dec_in);
     const bool encdec = L.shape.kind == lab::ModelKind::EncoderDecoder;
+    const bool encoder_only = L.shape.kind == lab::ModelKind::EncoderOnly;  // unmasked, padding keys out
+    pad_key.assign(encoder_only ? dec_in.size() : 0, 0);
+    for (size_t j = 0; j < pad_key.size(); ++j) pad_key[j] = dec_in[j] == L.shape.pad;
     for (size_t i = 0; i < L.decoder.size(); ++i) {
         const std::string pre = (encdec ? "decoder.layers." : "layers.") + std::to_string(i);
         const lab::LayerSlots& s = L.decoder[i];
-        x = sublayer_end(pre, 0, x, attention(pre + ".self_attn", s.self_attn, x, x, true), s);
+        x = sublayer_end(pre, 0, x, attention(pre + ".self_attn", s.self_attn, x, x, !encoder_only), s);
         if (s.has_cross) x = sublayer_end(pre, 1, x, attention(pre + ".multihead_attn", s.cross_attn, x, mem, false), s);
         x = sublayer_end(pre, s.ffn_norm(), x, ffn(pre, x, s), s);
     }

@@ -118,6 +118,8 @@ double lab_frame_wanted_in(const LabApp& app) {
 
 void lab_set_language(LabApp& app, Lang lang) {
     app.lang = lang;
+    if (app.training.config.task == TaskKind::Coref && !training_busy(app))  // coref speaks the page's language
+        training_set_config(app, app.training.config);
     show_language(app);  // at once when it can be drawn, so state() never mixes the two
 }
 

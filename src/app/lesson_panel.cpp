@@ -58,6 +58,7 @@ const LessonModel& measured_model(LabApp& app) {
         ls.model = measure_lesson_model(*t, kLessonModelSamples);
         ls.model_of = t, ls.model_version = app.training.version;
     }
+    ls.model.typed = app.stepper.typed;  // coref: the tokens field's sentence as the stepper read it
     return ls.model;
 }
 
@@ -319,6 +320,7 @@ void lesson_setup_again(LabApp& app) {
     const LessonStep& step = l->steps[app.lesson.step];
     const UrlDecode d = decode_url_state(step.setup);
     lab_show_url_state(app, d.state);
+    if (step.tokens != Str::Count_) lab_set_token_text(app, say(app, Msg(step.tokens)));
     if (step.task) open_shipped_model(app, step.task);
     app.lesson.asked_for = ~0ull;
 }

@@ -16,7 +16,7 @@ namespace lab {
 
 namespace {
 
-const ImVec4 kErrorColour(1.0f, 0.55f, 0.5f, 1), kNoteColour(1.0f, 0.8f, 0.4f, 1);
+const ImVec4 kErrorColour(1.0f, 0.55f, 0.5f, 1);  // kNoteColour: text_wrap.h
 
 struct Message {
     ImVec4 colour;

@@ -3,6 +3,7 @@
 // attention sublayer, the sample, and the backward view's switch. Items wrap like words.
 #include <imgui.h>
 
+#include <cstdio>
 #include <string>
 
 #include "lab_app.h"
@@ -56,6 +57,37 @@ void draw_model_picker(LabApp& app) {
     }
 }
 
+// coref: what the model answers for the tokens field's sentence, and each head's weight from
+// the pronoun on each noun; or why it cannot read the field (unknown tokens named).
+void draw_coref_reading(LabApp& app) {
+    const StepperModel& st = app.stepper;
+    const Trainer& t = *app.training.trainer;
+    if (t.task().kind != TaskKind::Coref) return;
+    const CorefVocab& v = coref_vocab(t.task().lang);
+    if (st.typed.answer < 0) {
+        const std::string example =  // lesson 7's sentence, in the model's language
+            render(Msg(Str::lesson_coref_rolled_tokens), t.task().lang == CorefLang::Zh ? Lang::Zh : Lang::En);
+        if (!st.typed_note.empty())
+            text_wrapped_colored(kNoteColour, say(app, Msg(UiStr::stp_coref_cannot, say(app, st.typed_note), st.sample)).c_str());
+        text_wrapped_colored(kNoteColour, say(app, Msg(UiStr::stp_coref_hint, example)).c_str());
+        lab_note_rect(app, "stepper:coref");
+        return;
+    }
+    const std::string query = st.typed.text.tokens[static_cast<size_t>(st.typed.text.query)];
+    text_wrapped_colored(kNoteColour, say(app, Msg(UiStr::stp_coref_answer, query, v.nouns[static_cast<size_t>(st.typed.answer)],
+                                                   st.typed.probability, query)).c_str());
+    lab_note_rect(app, "stepper:coref");
+    for (const CorefHeadRow& h : st.typed.heads) {
+        std::string nouns;
+        char buf[48];
+        for (size_t n = 0; n < st.typed.text.nouns.size(); ++n) {
+            std::snprintf(buf, sizeof buf, " %.2f", h.on_noun[n]);
+            nouns += (n ? ", " : "") + v.nouns[static_cast<size_t>(st.typed.text.nouns[n].cls)] + buf;
+        }
+        text_wrapped_disabled(say(app, Msg(UiStr::stp_coref_head, h.layer, h.head, nouns)).c_str());  // as the layer buttons
+    }
+}
+
 }  // namespace
 
 void draw_stepper_header(LabApp& app) {
@@ -80,6 +112,7 @@ void draw_stepper_header(LabApp& app) {
         for (const std::string& t : m.query_tokens) q += t + " ";
         for (const std::string& t : m.key_tokens) k += t + " ";
         text_wrapped_disabled(say(app, Msg(UiStr::stp_sample, app.stepper.sample, m.block.name, q, k)).c_str());
+        draw_coref_reading(app);
     }
 }
 

@@ -28,17 +28,35 @@ int chosen_block(const LabApp& app) {
     return block < 0 ? 0 : block;
 }
 
-// Traces the model when anything it depends on changed (weights, steps, attention, sample).
+// coref: the tokens field's sentence read by the model, as the sample to trace; false (the
+// held-out sample is traced) when the field is empty or the model cannot read it (the note
+// says why, naming unknown tokens).
+bool typed_coref_sample(LabApp& app, Trainer& t, Sample* out) {
+    StepperModel& st = app.stepper;
+    st.typed = CorefReading{};
+    st.typed_note = Msg();
+    st.typed_text = app.token_text;
+    if (t.task().kind != TaskKind::Coref || st.typed_text.empty()) return false;
+    if (!coref_read(t, st.typed_text, "", &st.typed, &st.typed_note)) return false;
+    *out = coref_sample(t, st.typed);
+    return true;
+}
+
+// Traces the model when anything it depends on changed (weights, steps, attention, sample,
+// a coref model's typed sentence).
 void retrace_model(LabApp& app) {
     StepperModel& st = app.stepper;
     Trainer* t = app.training.trainer.get();
     const int block = chosen_block(app);
     const int sample = std::clamp(app.training.sample_index, 0, std::max(0, t->held_out_count() - 1));
     const bool same = st.shown && st.trainer == t && st.steps == t->steps_done() && st.block == block &&
-                      st.sample == sample && st.generation == app.generation && st.source == app.training.source;
+                      st.sample == sample && st.generation == app.generation && st.source == app.training.source &&
+                      st.typed_text == app.token_text;
     if (same) return;
+    Sample traced = t->held_out_sample(sample);
+    typed_coref_sample(app, *t, &traced);
     ModelTrace m;
-    if (!trace_model(*t, t->held_out_sample(sample), block, &m, nullptr)) return;
+    if (!trace_model(*t, traced, block, &m, nullptr)) return;
     st.model = std::move(m);
     app.trace = st.model.trace;
     ++app.generation;

@@ -40,6 +40,11 @@ struct StepperModel {
     int steps = -1, block = -1, sample = -1;
     unsigned long long generation = ~0ull;
     WeightsSource source = WeightsSource::Random;
+    // coref: the sentence of the tokens field as the model read it (its answer and every head's
+    // row from the pronoun), or why it could not (unknown tokens named); the trace follows it.
+    std::string typed_text;
+    CorefReading typed;
+    Msg typed_note;
 };
 
 // One place of the stepper's walk: an attention stage or a block stage.

@@ -13,6 +13,25 @@ StepperStageText current_text(const LabApp& app) {
     return stepper_stage_text(app, stepper_places(app)[static_cast<size_t>(stepper_place_index(app))]);
 }
 
+// coref: the tokens field's sentence as the model read it (stepper_model.h).
+Json typed_json(const LabApp& app) {
+    const StepperModel& st = app.stepper;
+    const CorefReading& r = st.typed;
+    const CorefVocab& v = coref_vocab(app.training.trainer->task().lang);
+    Json nouns = Json::array(), heads = Json::array();
+    for (const CorefNoun& n : r.text.nouns) nouns.push_back(v.nouns[static_cast<size_t>(n.cls)]);
+    for (const CorefHeadRow& h : r.heads) {
+        Json row = Json::array(), on = Json::array();
+        for (float w : h.row) row.push_back(json_number(w));
+        for (double w : h.on_noun) on.push_back(json_number(w));
+        heads.push_back({{"layer", h.layer}, {"head", h.head}, {"row", row}, {"on_noun", on}});
+    }
+    return {{"text", st.typed_text}, {"tokens", r.text.tokens}, {"unknown", r.text.unknown},
+            {"answer", r.answer < 0 ? Json(nullptr) : Json(v.nouns[static_cast<size_t>(r.answer)])},
+            {"probability", json_number(r.probability)}, {"query", r.text.query}, {"nouns", nouns}, {"heads", heads},
+            {"note", say(app, st.typed_note)}};
+}
+
 Json stepper_json(const LabApp& app) {
     const StepperModel& st = app.stepper;
     Json places = Json::array();
@@ -38,6 +57,7 @@ Json stepper_json(const LabApp& app) {
     s["query_tokens"] = st.model.query_tokens;
     s["key_tokens"] = st.model.key_tokens;
     s["loss"] = json_number(st.model.engine_loss);
+    if (t.task().kind == TaskKind::Coref) s["coref"] = typed_json(app);
     return s;
 }
 

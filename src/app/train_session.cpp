@@ -145,6 +145,10 @@ void training_open_view(LabApp& app) {
 void training_set_config(LabApp& app, const TrainConfig& config) {
     TrainingSession& ts = app.training;
     ts.config = resolve_train_config(config);
+    if (ts.config.task == TaskKind::Coref) {  // its sentences are in the page's language
+        ts.config.lang = app.lang == Lang::Zh ? CorefLang::Zh : CorefLang::En;
+        ts.config = resolve_train_config(ts.config);
+    }
     ts.errors = validate_train_config(ts.config);
     if (!ts.errors.empty()) return;  // the model stays; the knobs show what is wrong
     if (ts.trainer && ts.source != WeightsSource::Shipped && same_config(train_keys(), ts.trainer->config(), ts.config)) return;
@@ -227,7 +231,7 @@ bool training_busy(const LabApp& app) { return app.training.running || !app.trai
 
 void training_open_shipped(LabApp& app) {
     TrainingSession& ts = app.training;
-    const std::string task = task_name(ts.config.task);
+    const std::string task = shipped_checkpoint_name(task_spec(ts.config));
     if (!app.host.fetch_checkpoint) {
         ts.status = Msg(UiStr::tv_status_no_checkpoints);
         return;
@@ -236,6 +240,14 @@ void training_open_shipped(LabApp& app) {
     ts.fetching = task;
     ts.status = Msg(UiStr::tv_status_fetching, task);
     app.host.fetch_checkpoint(task);
+}
+
+void training_open_coref(LabApp& app) {
+    training_open_view(app);
+    TrainConfig c;
+    c.task = TaskKind::Coref;
+    training_set_config(app, c);
+    training_open_shipped(app);
 }
 
 void lab_checkpoint_arrived(LabApp& app, const std::string& task, const std::vector<ArchiveFile>& files,
@@ -289,6 +301,16 @@ const TrainSampleView& training_sample_view(LabApp& app) {
     if (past) t.swap_params(ts.snapshots[static_cast<size_t>(ts.timeline)].params);
     v.weights = ts.version, v.sample = ts.sample_index, v.timeline = ts.timeline, v.keep = ts.head_keep;
     return v;
+}
+
+const CorefScores& training_coref_scores(LabApp& app) {
+    TrainingSession& ts = app.training;
+    if (!ts.trainer || ts.trainer->task().kind != TaskKind::Coref) return ts.coref = CorefScores{};
+    if (ts.coref_for != ts.version && !ts.running) {
+        ts.coref = coref_head_scores(*ts.trainer, ts.trainer->held_out_count());
+        ts.coref_for = ts.version;
+    }
+    return ts.coref;
 }
 
 int training_steps(const TrainingSession& ts) {
@@ -366,6 +388,16 @@ Json knockout_json(const TrainingSession& ts) {
 
 // Per attention map: where the weight goes (the reverse task's anti-diagonal: each query
 // i on key L_kv - 1 - i; the previous token: i - 1), averaged over heads and queries.
+// The heads' held-out reading of the pronoun (train/coref_probe.h).
+Json coref_json(const CorefScores& c) {
+    Json heads = Json::array();
+    for (const CorefHeadScore& h : c.heads)
+        heads.push_back({{"block", h.block}, {"layer", h.layer}, {"head", h.head}, {"referent", json_number(h.referent)},
+                         {"other", json_number(h.other)}, {"margin_animal", json_number(h.margin[0])},
+                         {"margin_object", json_number(h.margin[1])}, {"knockout_exact", json_number(h.knockout_exact)}});
+    return {{"samples", c.samples}, {"exact", json_number(c.exact)}, {"heads", heads}, {"resolving", c.resolving}};
+}
+
 Json maps_json(const TrainSampleView& v) {
     Json out = Json::array();
     for (size_t b = 0; b < v.maps.size(); ++b) {
@@ -422,6 +454,7 @@ Json training_state(const LabApp& app) {
     s["timeline"] = {{"shown", ts.timeline}, {"snapshots", Json::array()}};
     for (const TrainSnapshot& snap : ts.snapshots) s["timeline"]["snapshots"].push_back(snap.step);
     if (ts.shown.weights != ~0ull) s["sample"] = sample_json(ts.shown), s["maps"] = maps_json(ts.shown);
+    if (ts.coref_for != ~0ull && ts.coref.samples) s["coref"] = coref_json(ts.coref);
     return s;
 }
 

@@ -17,7 +17,7 @@ namespace lab {
 
 namespace {
 
-const ImVec4 kRedText(1.0f, 0.55f, 0.5f, 1), kGreenText(0.55f, 0.85f, 0.55f, 1), kNoteText(1.0f, 0.8f, 0.4f, 1);
+const ImVec4 kRedText(1.0f, 0.55f, 0.5f, 1), kGreenText(0.55f, 0.85f, 0.55f, 1), kNoteText = kNoteColour;
 const ImU32 kLossColor = IM_COL32(240, 110, 100, 255), kHeldOutColor = IM_COL32(240, 110, 100, 150);
 const ImU32 kTokenColor = IM_COL32(90, 170, 240, 255), kExactColor = IM_COL32(129, 199, 132, 255);
 
@@ -289,22 +289,35 @@ void draw_plots(LabApp& app, float height) {
     lab_note_rect(app, "train:plot:accuracy");
 }
 
-std::string token_text(int32_t id, int bos) { return id == bos ? "BOS" : std::to_string(id); }
+// How a row shows its ids: as input tokens or as the generator's classes (tasks.h).
+enum class RowOf { Tokens, Classes };
 
 // A row of tokens; with `against`, each one green when it equals that one, else red.
-void token_row(const char* caption, const std::vector<int32_t>& tokens, int bos, const std::vector<int32_t>* against) {
+void token_row(const char* caption, const std::vector<int32_t>& tokens, const TaskSpec& spec, RowOf of,
+               const std::vector<int32_t>* against) {
     ImGui::TextDisabled("%s", caption);
     for (size_t i = 0; i < tokens.size(); ++i) {
         ImGui::SameLine();
         if (against) ImGui::PushStyleColor(ImGuiCol_Text, i < against->size() && (*against)[i] == tokens[i] ? kGreenText : kRedText);
-        ImGui::TextUnformatted(token_text(tokens[i], bos).c_str());
+        const std::string text = of == RowOf::Tokens ? task_token_text(spec, tokens[i]) : task_class_text(spec, tokens[i]);
+        ImGui::TextUnformatted(text.c_str());
         if (against) ImGui::PopStyleColor();
     }
 }
 
+// What the model reads of a sample: the source, the prompt up to the first generated
+// position, or (encoder-only) the whole sentence.
+std::vector<int32_t> sample_input(const Sample& s, const TaskSpec& spec) {
+    if (!s.src.empty()) return s.src;
+    if (spec.model() == ModelKind::EncoderOnly)
+        return std::vector<int32_t>(s.dec_in.begin(), std::find(s.dec_in.begin(), s.dec_in.end(), spec.bos()));
+    return std::vector<int32_t>(s.dec_in.begin(), s.dec_in.begin() + s.gen_begin + 1);
+}
+
 void draw_sample(LabApp& app, const TrainSampleView& v) {
     TrainingSession& ts = app.training;
-    const int bos = ts.trainer->task().bos(), count = ts.trainer->held_out_count();
+    const TaskSpec& spec = ts.trainer->task();
+    const int count = ts.trainer->held_out_count();
     ImGui::TextUnformatted(say(app, Msg(UiStr::tv_sample, ts.sample_index + 1, count)).c_str());
     ImGui::SameLine();
     if (ImGui::ArrowButton("train_sample_prev", ImGuiDir_Left)) ts.sample_index = (ts.sample_index + count - 1) % count;
@@ -314,11 +327,11 @@ void draw_sample(LabApp& app, const TrainSampleView& v) {
     lab_note_rect(app, "train:sample:next");
     const std::vector<int32_t> expected = v.data.expected();
     ImGui::SameLine(0, ImGui::GetFontSize());
-    if (!v.data.src.empty()) token_row(tr(app, UiStr::tv_sample_input), v.data.src, bos, nullptr);
-    else token_row(tr(app, UiStr::tv_sample_prompt), std::vector<int32_t>(v.data.dec_in.begin(), v.data.dec_in.begin() + v.data.gen_begin + 1), bos, nullptr);
-    token_row(tr(app, UiStr::tv_sample_target), expected, bos, nullptr);
+    token_row(tr(app, v.data.src.empty() && spec.model() == ModelKind::DecoderOnly ? UiStr::tv_sample_prompt : UiStr::tv_sample_input),
+              sample_input(v.data, spec), spec, RowOf::Tokens, nullptr);
+    token_row(tr(app, UiStr::tv_sample_target), expected, spec, RowOf::Classes, nullptr);
     ImGui::SameLine(0, ImGui::GetFontSize());
-    token_row(tr(app, UiStr::tv_sample_output), v.output, bos, &expected);
+    token_row(tr(app, UiStr::tv_sample_output), v.output, spec, RowOf::Classes, &expected);
     int right = 0;
     for (size_t i = 0; i < expected.size(); ++i) right += i < v.output.size() && v.output[i] == expected[i];
     ImGui::SameLine(0, ImGui::GetFontSize());
@@ -351,14 +364,34 @@ void draw_knockout_line(LabApp& app) {
     ImGui::PopStyleColor();
 }
 
+// coref: every head's held-out weight from the pronoun on the referent against the other
+// noun, and the head that resolves it (train/coref_probe.h).
+void draw_coref_heads(LabApp& app) {
+    const CorefScores& s = training_coref_scores(app);
+    if (s.heads.empty()) return;
+    const char* pronoun = app.training.trainer->task().lang == CorefLang::Zh ? "它" : "it";
+    const CorefHeadScore* best = s.resolving >= 0 ? &s.heads[static_cast<size_t>(s.resolving)] : nullptr;
+    const bool resolved = best && best->resolution() > 0.1;
+    ImGui::PushStyleColor(ImGuiCol_Text, kNoteText);
+    if (resolved)
+        text_wrapped("%s", say(app, Msg(UiStr::tv_coref_resolves, pronoun, best->layer + 1, best->head, pronoun, s.samples, pronoun)).c_str());
+    else
+        text_wrapped("%s", say(app, Msg(UiStr::tv_coref_unresolved, pronoun)).c_str());
+    ImGui::PopStyleColor();
+    lab_note_rect(app, "train:coref:where");
+    for (const CorefHeadScore& h : s.heads)
+        text_wrapped_disabled(say(app, Msg(UiStr::tv_coref_head, h.layer + 1, h.head, pronoun, h.referent, h.other, h.margin[0],
+                                          h.margin[1], 100 * h.knockout_exact)).c_str());
+}
+
 UiStr block_title(AttentionKind k) {
     return k == AttentionKind::EncoderSelf ? UiStr::tv_block_encoder : k == AttentionKind::DecoderSelf ? UiStr::tv_block_decoder
                                                                                                       : UiStr::tv_block_cross;
 }
 
-std::vector<std::string> labels_of(const std::vector<int32_t>& tokens, int bos) {
+std::vector<std::string> labels_of(const std::vector<int32_t>& tokens, const TaskSpec& spec) {
     std::vector<std::string> out;
-    for (int32_t id : tokens) out.push_back(token_text(id, bos));
+    for (int32_t id : tokens) out.push_back(task_token_text(spec, id));
     return out;
 }
 
@@ -375,10 +408,11 @@ void draw_head_map(LabApp& app, const AttentionMap& m, int block, int head, floa
     ImGui::PopStyleColor(2);
     lab_note_rect(app, id);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_head_tip));
-    const int bos = ts.trainer->task().bos();
-    const std::vector<std::string> rows = labels_of(m.queries, bos), cols = labels_of(m.keys, bos);
+    const TaskSpec& spec = ts.trainer->task();
+    const std::vector<std::string> rows = labels_of(m.queries, spec), cols = labels_of(m.keys, spec);
     HeatmapOptions opt;
     opt.range = {ColorMap::Sequential, 0.0f, 1.0f};
+    if (spec.kind == TaskKind::Coref) opt.highlight_row = ts.shown.data.gen_begin;  // the pronoun's row
     opt.row_labels = &rows, opt.col_labels = &cols;
     opt.gpu = &app.gpu;
     opt.gpu_key = id.c_str();
@@ -448,6 +482,7 @@ void draw_train_view(LabApp& app, const PanelRect& r) {
         draw_sample(app, training_sample_view(app));
         draw_timeline(app);
         draw_knockout_line(app);
+        draw_coref_heads(app);
         draw_maps(app, training_sample_view(app));  // again: the timeline or a sample button may have moved
     }
     ImGui::End();

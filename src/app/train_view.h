@@ -37,6 +37,9 @@ void training_step(LabApp& app);    // one optimisation step, then a held-out ev
 void training_reset(LabApp& app);   // a fresh model of the knobs' configuration, untrained
 // Asks the host for web/checkpoints/<task of the knobs>; lab_checkpoint_arrived opens it.
 void training_open_shipped(LabApp& app);
+// The Train view on coref in the page's language with its shipped model opening (the pointer
+// from the Single sentence preset's untrained-weights note).
+void training_open_coref(LabApp& app);
 void training_toggle_head(LabApp& app, int block, int head);
 // Each frame: a slice of training while running, as long as the frame rate allows
 // (training_slice_ms).
@@ -48,6 +51,9 @@ int training_steps(const TrainingSession& ts);
 const std::vector<float>& training_losses(const TrainingSession& ts);
 // The sample view of the weights shown (the snapshot on the timeline, or the model).
 const TrainSampleView& training_sample_view(LabApp& app);
+// coref: the heads' held-out reading of the pronoun for the model as it is now (measured
+// again when the weights changed and training is not running; empty for other tasks).
+const CorefScores& training_coref_scores(LabApp& app);
 // Exports of the model shown: a tar of manifest.json, init/, final/, loss.npy, lr.npy;
 // a PyTorch script that loads it into nn.Transformer{Encoder,Decoder}Layer stacks and
 // checks the sample's logits.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/message.h"
+#include "core/train/coref_probe.h"
 #include "core/train/trainer.h"
 #include "interop/archive.h"
 
@@ -70,6 +71,8 @@ struct TrainingSession {
     Msg status;                            // the last thing that happened (opened, could not open, stopped)
     unsigned long long version = 0;        // counts changes of the weights or the knocked-out heads
     TrainSampleView shown;
+    CorefScores coref;                     // coref: every head's held-out reading of the pronoun (coref_probe.h),
+    unsigned long long coref_for = ~0ull;  // for this version of the weights (not measured while training runs)
 };
 
 }  // namespace lab

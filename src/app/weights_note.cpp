@@ -8,8 +8,10 @@
 // points to it.
 #include <imgui.h>
 
+#include "core/tokens.h"
 #include "lab_app.h"
 #include "panels.h"
+#include "presets.h"
 #include "text_fit.h"
 #include "train_view.h"
 
@@ -17,7 +19,7 @@ namespace lab {
 
 void draw_untrained_note(LabApp& app) {
     const unsigned seed = app.trace.config.seed;
-    text_wrapped_colored(ImVec4(1.0f, 0.8f, 0.4f, 1), say(app, Msg(UiStr::ui_untrained_short, seed)).c_str());
+    text_wrapped_colored(kNoteColour, say(app, Msg(UiStr::ui_untrained_short, seed)).c_str());
     lab_note_rect(app, "note:untrained");
     if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
@@ -29,6 +31,13 @@ void draw_untrained_note(LabApp& app) {
     if (ImGui::SmallButton(label.c_str())) training_open_view(app);
     check_item(label.c_str());
     lab_note_rect(app, "note:train");
+    // The Single sentence preset's sentence: its pronoun resolved by a trained model (coref).
+    const Preset* sentence = find_preset("Single sentence");
+    if (!sentence || app.tokens != split_tokens(choose_preset(*sentence, app.lang).token_text).tokens) return;
+    const std::string coref = say(app, Msg(UiStr::ui_untrained_to_coref)) + "###note:coref";
+    if (ImGui::SmallButton(coref.c_str())) training_open_coref(app);
+    check_item(coref.c_str());
+    lab_note_rect(app, "note:coref");
 }
 
 Json untrained_note_json(const LabApp& app) {

@@ -21,6 +21,7 @@
 #include "../interop/exports.h"
 #include "../interop/json_export.h"
 #include "../interop/torch_print.h"
+#include "attend_cmd.h"
 #include "model_trace_cmd.h"
 #include "train_cmd.h"
 
@@ -32,7 +33,8 @@ std::string cli_usage() {
            "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--format table|json] [--out DIR]\n"
            "                     [--print TENSOR [--item B] [--head H]]\n"
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
-           "       attnlab train [--task copy|reverse|sort|induction] [...]   (attnlab train --help)\n"
+           "       attnlab train [--task copy|reverse|sort|induction|coref] [...]   (attnlab train --help)\n"
+           "       attnlab attend --checkpoint DIR --text SENTENCE [--from TOKEN]   (a coref model reads it)\n"
            "       attnlab help\n"
            "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
            "  --mask padding alone gives item b the length L - 2b (at least 1): L, L-2, ...\n"
@@ -417,6 +419,8 @@ int export_script(const CliOptions& o, const Trace& tr, std::ostream& out, std::
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     if (!args.empty() && args[0] == "train")
         return run_train_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    if (!args.empty() && args[0] == "attend")
+        return run_attend_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     if (!args.empty() && args[0] == "trace" && is_model_trace(args))
         return run_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     const CliParse p = parse_cli(args);

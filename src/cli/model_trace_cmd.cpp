@@ -121,7 +121,7 @@ Json model_info(const ModelTraceOptions& o, const Trainer& t, const ModelTrace& 
     std::error_code ec;
     const std::string dir = std::filesystem::absolute(o.checkpoint, ec).lexically_normal().string();
     return {{"checkpoint", ec ? o.checkpoint : dir}, {"part", o.part}, {"task", task_name(t.task().kind)},
-            {"model", t.layout().shape.kind == ModelKind::EncoderDecoder ? "encoder_decoder" : "decoder_only"},
+            {"model", model_kind_name(t.layout().shape.kind)},
             {"block", m.block_index}, {"block_name", m.block.name}, {"kind", attention_kind_key(m.block.kind)},
             {"layer", m.block.layer}, {"sample", o.sample}, {"draws", s.draws}, {"src", s.src}, {"dec_in", s.dec_in},
             {"dec_out", s.dec_out}, {"loss_mask", s.loss_mask}};

@@ -13,12 +13,14 @@
 namespace lab {
 
 std::string train_usage() {
-    return "usage: attnlab train [--task copy|reverse|sort|induction] [--layers N] [--heads H] [--d-model D] [--d-ff F]\n"
+    return "usage: attnlab train [--task copy|reverse|sort|induction|coref] [--lang zh|en] [--layers N] [--heads H] [--d-model D] [--d-ff F]\n"
            "                     [--vocab V] [--length L] [--gap G] [--batch B] [--steps S] [--seed K] [--no-scale] [--no-pe]\n"
            "                     [--no-bias] [--label-smoothing E] [--lr paper[:FACTOR[:WARMUP]]|const:RATE]\n"
            "                     [--eval-every N] [--eval-size N] [--target-exact A] [--out DIR] [--save all|final] [--quiet]\n"
            "  defaults: reverse, 1 layer (2 for induction), h 4, d_model 32, d_ff 2*d_model, V 10, L 8, B 32,\n"
            "    lr const:0.003 (paper: factor 1, warmup 4000), evaluation every 50 steps on 256 held-out sequences\n"
+           "  --task coref: which noun the pronoun refers to (小猫追着球跑，它玩得很开心。), an encoder classifying\n"
+           "    its output at the pronoun; --lang zh (default) or en; V and L come from the grammar\n"
            "  --gap G (induction): s, a random gap of 0..G symbols, s again (default G = L); --gap 0 is s s\n"
            "  --target-exact A stops at the first evaluation whose held-out exact accuracy is at least A\n"
            "  --out DIR writes manifest.json, init/ final/ grad1/ (PyTorch state_dict names, float32 .npy),\n"
@@ -65,6 +67,11 @@ void read_other_flag(const std::vector<std::string>& args, size_t* i, TrainCliPa
 // What needs every flag first: validation, then whether --out can take the checkpoint.
 void check_run(TrainCliParse& p) {
     const TrainConfig r = resolve_train_config(p.options.config);
+    for (const char* fixed_key : {"vocab", "length"}) {  // coref's come from its grammar
+        const ConfigKey* k = train_keys().find(fixed_key);
+        if (r.task == TaskKind::Coref && k->get(&p.options.config) != 0)
+            p.errors.push_back({k->cli_flag, Msg(Str::train_coref_fixed, fixed_key, coref_lang_name(r.lang), r.vocab, r.length)});
+    }
     for (const ConfigError& e : validate_train_config(r)) p.errors.push_back({flag_of(e.param), e.message});
     if (p.options.out_dir.empty()) return;
     const Msg problem = checkpoint_dir_problem(p.options.out_dir);
@@ -96,8 +103,9 @@ void print_header(const Trainer& t, std::ostream& out) {
     const TrainConfig& c = t.config();
     const ModelShape& m = t.layout().shape;
     out << "train " << task_name(c.task) << ": "
-        << (m.kind == ModelKind::EncoderDecoder ? "encoder-decoder" : "decoder-only") << " N=" << c.layers
+        << model_kind_label(m.kind) << " N=" << c.layers
         << " d_model=" << c.d_model << " h=" << c.heads << " d_ff=" << c.d_ff << " V=" << c.vocab << " L=" << c.length << (c.task == TaskKind::Induction ? " gap=" + std::to_string(c.gap) : std::string())
+        << (c.task == TaskKind::Coref ? std::string(" lang=") + coref_lang_name(c.lang) : std::string())
         << " B=" << c.batch << " params=" << t.layout().total << " scale=" << (c.scale ? "on" : "off")
         << " pe=" << (c.pe ? "on" : "off") << " bias=" << (c.bias ? "on" : "off")
         << " label_smoothing=" << c.label_smoothing << " lr=" << lr_schedule_name(c.lr.schedule) << ":";

@@ -159,8 +159,8 @@ void gather_input_grads(BlockPass& p) {
     const int l = info.layer;
     const float* d_query = nullptr;
     if (info.kind == AttentionKind::Cross) d_query = p.acts.ln[0].d;
-    else if (l == 0) d_query = info.kind == AttentionKind::EncoderSelf ? ws.src_x.d : ws.dec_x.d;
-    else if (info.kind == AttentionKind::EncoderSelf) d_query = ws.enc[l - 1].ln[1].d;
+    else if (l == 0) d_query = p.encoder ? ws.src_x.d : ws.dec_x.d;
+    else if (p.encoder) d_query = ws.enc[l - 1].ln[1].d;
     else d_query = ws.dec[l - 1].ln[p.layout.decoder[l - 1].ffn_norm()].d;
     const float* d_kv = info.kind == AttentionKind::Cross ? ws.enc.back().ln[1].d : d_query;
     std::copy(d_query, d_query + tr[T::X].size(), add_grad(g, tr, T::X).data.begin());
@@ -189,25 +189,20 @@ void gather_block_grads(BlockPass& p, const std::vector<float>& dparams) {
     for (const auto& [id, at] : params) std::copy(&dparams[at], &dparams[at] + tr[id].size(), add_grad(g, tr, id).data.begin());
 }
 
-void token_labels(ModelTrace& m, const TaskSpec& spec, const Sample& s) {
+void token_labels(ModelTrace& m, const TaskSpec& spec, const Sample& s, bool encoder) {
     auto labels = [&](const std::vector<int32_t>& ids) {
         std::vector<std::string> out;
-        for (int32_t id : ids) out.push_back(task_token_label(spec, id));
+        for (int32_t id : ids) out.push_back(task_token_text(spec, id));
         return out;
     };
-    const bool reads_source = m.block.kind != AttentionKind::DecoderSelf;
-    m.query_tokens = labels(m.block.kind == AttentionKind::EncoderSelf ? s.src : s.dec_in);
-    m.key_tokens = labels(reads_source ? s.src : s.dec_in);
+    m.query_tokens = labels(encoder ? s.src : s.dec_in);
+    m.key_tokens = labels(encoder || m.block.kind == AttentionKind::Cross ? s.src : s.dec_in);
     m.dec_tokens = labels(s.dec_in);
     m.symbols.clear();
-    for (int v = 0; v < spec.vocab; ++v) m.symbols.push_back(task_token_label(spec, v));
+    for (int v = 0; v < spec.vocab; ++v) m.symbols.push_back(task_token_text(spec, v));
 }
 
 }  // namespace
-
-std::string task_token_label(const TaskSpec& spec, int32_t token) {
-    return token == spec.bos() ? "BOS" : std::to_string(token);
-}
 
 int find_block(const ModelLayout& layout, int layer, AttentionKind kind) {
     for (size_t i = 0; i < layout.blocks.size(); ++i)
@@ -244,7 +239,7 @@ bool trace_model(Trainer& trainer, const Sample& s, int block, ModelTrace* out, 
     m.block_index = block;
     m.trace = run_trace(view.config, view.inputs, view.weights);
     for (int i = 0; i < kBlockStageCount; ++i) m.stages.push_back({static_cast<BlockStageId>(i), {}, {}});
-    const bool encoder = m.block.kind == AttentionKind::EncoderSelf;
+    const bool encoder = in_encoder_stack(layout, block);  // an encoder-decoder model's encoder
     const int layer = m.block.layer;
     const LayerSlots& slots = encoder ? layout.encoder[layer] : layout.decoder[layer];
     const LayerActs<float>& acts = encoder ? ws->enc[layer] : ws->dec[layer];
@@ -262,7 +257,7 @@ bool trace_model(Trainer& trainer, const Sample& s, int block, ModelTrace* out, 
     gather_attention_grads(p, trainer.sample_grads());
     gather_input_grads(p);
     gather_block_grads(p, trainer.sample_grads());
-    token_labels(m, trainer.task(), s);
+    token_labels(m, trainer.task(), s, encoder);
     check_block_stages(&m);
     check_backward(m.trace, &m.grads);
     return true;

@@ -51,9 +51,6 @@ bool trace_model(Trainer& trainer, const Sample& s, int block, ModelTrace* out, 
 // tensor fails them): fills out->stages[*].checks.
 void check_block_stages(ModelTrace* out);
 
-// How the stepper names a token of a task: its symbol "0" ... "V-1", or "BOS".
-std::string task_token_label(const TaskSpec& spec, int32_t token);
-
 // The blocks of a model, for the layer / sublayer picker: the index of (layer, kind) in
 // layout.blocks, or -1 when the model has no such attention.
 int find_block(const ModelLayout& layout, int layer, AttentionKind kind);

@@ -91,8 +91,31 @@ LessonModel measure_lesson_model(Trainer& t, int samples) {
         LessonHead& h = m.heads[static_cast<size_t>(s.block) * H + s.head];
         h.previous_token = s.previous_token, h.induction = s.induction;
     }
+    if (t.task().kind == TaskKind::Coref) m.coref = coref_head_scores(t, t.held_out_count());
     m.ready = true;
     return m;
+}
+
+LessonQuestion coref_referent_question(const LessonModel& m) {
+    const CorefReading& r = m.typed;
+    if (m.coref.resolving < 0 || r.answer < 0 || r.text.nouns.size() != 2 || r.heads.size() != m.coref.heads.size())
+        return model_not_ready(QuestionKind::PickOption);
+    const CorefHeadScore& best = m.coref.heads[static_cast<size_t>(m.coref.resolving)];
+    const CorefHeadRow& row = r.heads[static_cast<size_t>(m.coref.resolving)];
+    const std::string query = r.text.tokens[static_cast<size_t>(r.text.query)];
+    std::string nouns[2];
+    for (int n = 0; n < 2; ++n)
+        for (int k = r.text.nouns[n].begin; k < r.text.nouns[n].end; ++k) nouns[n] += r.text.tokens[static_cast<size_t>(k)];
+    LessonQuestion q;
+    q.kind = QuestionKind::PickOption;
+    q.prompt = Msg(Str::lesson_coref_prompt, best.layer, best.head, query);  // layers counted from 0, as the stepper
+    q.hint = Msg(Str::lesson_coref_hint, query);
+    q.options = {Msg::literal(nouns[0]), Msg::literal(nouns[1])};
+    q.pick = row.on_noun[1] > row.on_noun[0] ? 1 : 0;
+    q.explain = Msg(Str::lesson_coref_explain, best.layer, best.head, query, row.on_noun[0], nouns[0], row.on_noun[1], nouns[1],
+                    r.probability, best.margin[0], best.margin[1]);
+    q.numbers = {{"on_first", row.on_noun[0], 2}, {"on_second", row.on_noun[1], 2}};
+    return q;
 }
 
 LessonQuestion cross_pattern_question(const LessonModel& m) {

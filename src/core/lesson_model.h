@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lessons.h"
+#include "train/coref_probe.h"
 #include "train/trainer.h"
 
 namespace lab {
@@ -31,6 +32,8 @@ struct LessonModel {
     double loss = 0;                 // held-out loss with every head
     int heads_per_block = 0;
     std::vector<LessonHead> heads;   // blocks × heads, block-major
+    CorefScores coref;               // coref: every head's held-out reading of the pronoun
+    CorefReading typed;              // coref: the tokens field's sentence as the model reads it (the app sets it)
 };
 
 // Measures every head of the trainer's model; `samples` held-out samples for the diagonals.
@@ -40,5 +43,7 @@ LessonModel measure_lesson_model(Trainer& t, int samples);
 LessonQuestion cross_pattern_question(const LessonModel& m);  // diagonal / anti-diagonal / spread
 LessonQuestion knockout_question(const LessonModel& m);       // the head whose knockout hurts most
 LessonQuestion induction_head_question(const LessonModel& m); // the head with the largest induction score
+// coref: which noun the resolving head's row from the pronoun weighs more in the typed sentence.
+LessonQuestion coref_referent_question(const LessonModel& m);
 
 }  // namespace lab

@@ -663,6 +663,7 @@ LessonQuestion mirrored_weight(const LessonModel& m, const Trace& tr) {
 LessonQuestion cross_pattern(const LessonModel& m, const Trace&) { return cross_pattern_question(m); }
 LessonQuestion induction_head(const LessonModel& m, const Trace&) { return induction_head_question(m); }
 LessonQuestion knockout(const LessonModel& m, const Trace&) { return knockout_question(m); }
+LessonQuestion coref_referent(const LessonModel& m, const Trace&) { return coref_referent_question(m); }
 
 // ---- the registry: one row per lesson ----------------------------------------------------
 
@@ -674,6 +675,7 @@ LessonQuestion knockout(const LessonModel& m, const Trace&) { return knockout_qu
 #define BLOCK "model=1&layer=0&sublayer=enc_self&stage="
 #define REVERSE_CROSS "model=1&layer=0&sublayer=cross&stage=softmax&all=1"
 #define INDUCTION "model=1&layer=1&sublayer=dec_self&stage=softmax&all=1"
+#define COREF "model=1&layer=1&sublayer=enc_self&stage=softmax&all=1"
 #define SAME_WORD "d_model=8&heads=2&batch=1&seed=42&mask=none&tokens=cat%20sat%20cat%20sat&stage=output"
 
 const std::vector<Lesson> kLessons = {
@@ -719,7 +721,9 @@ const std::vector<Lesson> kLessons = {
       {REVERSE_CROSS, Str::lesson_mirror_intro, mirrored_key, "reverse"},
       {REVERSE_CROSS, Str::lesson_mirror_weight_intro, nullptr, "reverse", mirrored_weight},
       {INDUCTION, Str::lesson_induction_intro, nullptr, "induction", induction_head},
-      {INDUCTION, Str::lesson_knockout_intro, nullptr, "induction", knockout}}},
+      {INDUCTION, Str::lesson_knockout_intro, nullptr, "induction", knockout},
+      {COREF, Str::lesson_coref_intro, nullptr, "coref", coref_referent, Str::lesson_coref_happy_tokens},
+      {COREF, Str::lesson_coref_moved_intro, nullptr, "coref", coref_referent, Str::lesson_coref_rolled_tokens}}},
 };
 
 }  // namespace

@@ -75,6 +75,8 @@ struct LessonStep {
     const char* task = nullptr;
     // Asked of the model's measurements (held-out losses, mean patterns) and the trace.
     LessonQuestion (*ask_model)(const LessonModel& model, const Trace& trace) = nullptr;
+    // The sentence the step puts in the tokens field, in the interface's language (none: Count_).
+    Str tokens = Str::Count_;
 };
 
 struct Lesson {

@@ -20,11 +20,12 @@ using ojson = nlohmann::ordered_json;
 void add_model_numbers(ojson& j, const std::string& after, const Trainer& t) {
     const ModelShape& m = t.layout().shape;
     if (after == "task") {
-        j["model"] = m.kind == ModelKind::EncoderDecoder ? "encoder_decoder" : "decoder_only";
+        j["model"] = model_kind_name(m.kind);
     } else if (after == "vocab") {
         j["vocab_size"] = m.vocab_size;
         j["vocab_out"] = m.vocab_out;
         j["bos"] = t.task().bos();
+        if (m.pad >= 0) j["pad"] = m.pad;
     } else if (after == "gap") {
         j["src_len"] = m.src_len;
         j["dec_len"] = m.dec_len;
@@ -189,6 +190,7 @@ std::string config_key(const char* key) { return std::string("config.") + key; }
 void read_knob(const ojson& c, const ConfigKey& k, TrainConfig* cfg, std::vector<ConfigError>* errors) {
     const auto it = c.find(k.name);
     const bool missing = it == c.end();
+    if (missing && !k.is_written(cfg)) return;  // a key this task does not write (lang: coref's only)
     if (missing && std::string(k.name) == "target_exact") return;  // manifests older than the key
     auto fail = [&](Msg m) { errors->push_back({config_key(k.name), std::move(m)}); };
     switch (k.type) {

@@ -45,7 +45,7 @@ std::string train_pytorch_script(Trainer& t, const Sample& s, const TrainScriptN
         {"script", names.script},
         {"weights", names.weights},
         {"task", task_name(c.task)},
-        {"model", m.kind == ModelKind::EncoderDecoder ? "encoder-decoder" : "decoder-only"},
+        {"model", model_kind_label(m.kind)},
         {"layers", std::to_string(c.layers)},
         {"d_model", std::to_string(c.d_model)},
         {"heads", std::to_string(c.heads)},

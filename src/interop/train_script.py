@@ -93,6 +93,10 @@ class Model(torch.nn.Module):
             x = self.embed(dec_in)
             for layer in self.decoder.layers:
                 x = layer(x, memory, tgt_mask=causal)
+        elif self.c["model"] == "encoder_only":  # unmasked, the padding token's keys out
+            x = self.embed(dec_in)
+            for layer in self.layers:
+                x = layer(x, src_key_padding_mask=dec_in == self.c["pad"])
         else:
             x = self.embed(dec_in)
             for layer in self.layers:

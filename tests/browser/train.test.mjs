@@ -207,7 +207,7 @@ test('train: knobs show red messages, and a link reproduces the run', async (t) 
 test('train: the checkpoint download reads back with tarfile and the PyTorch script agrees with the lab', async (t) => {
   const dir = path.join(t.out, 'train-exports');
   await mkdir(dir, { recursive: true });
-  for (const task of ['reverse', 'induction']) {
+  for (const task of ['reverse', 'induction', 'coref']) {
     await openLab(t, `#train=${task}`);
     const { s } = await openShipped(t);
     const tarDl = await clickForDownload(t, layoutRect(s, 'export:train_checkpoint'));

@@ -42,7 +42,7 @@ def names(info, cfg):
     k = 2 if info["kind"] == "cross" else 1
     encdec = cfg["model"] == "encoder_decoder"
     f = 3 if encdec and not layer.startswith("encoder") else 2
-    stream = "src" if info["kind"] == "enc_self" else "dec"
+    stream = "src" if info["kind"] == "enc_self" and encdec else "dec"  # encoder-only: its stream is dec_in
     top = ("decoder.layers." if encdec else "layers.") + str(cfg["layers"] - 1) + (".norm3" if encdec else ".norm2")
     out = {n: f"{block}/{n}" for n in ATTENTION}
     out.update({"x": block + "/x", "query_in": block + "/x", "memory": block + "/mem", "key_value_in": block + "/mem",
@@ -101,7 +101,7 @@ def main(dump):
     load = lambda name: np.load(os.path.join(dump, name + ".npy"))
     rec, _, _, _ = names(info, cfg)
     par = params(info, cfg)
-    stream = src if info["kind"] == "enc_self" else dec_in
+    stream = src if src is not None and info["kind"] == "enc_self" else dec_in
     consts = {"tokens": stream.numpy().astype(np.float32), "targets": dec_out.numpy().astype(np.float32),
               "probs": torch.softmax(model.rec["logits"], -1).detach().numpy(),
               "embed_pe": positional_encoding(stream.shape[1], cfg["d_model"])}

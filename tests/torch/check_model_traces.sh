@@ -21,6 +21,7 @@ runs=(
   "sort20:--task sort --steps 20 --no-bias --label-smoothing 0.1 --layers 2"
   "ind20:--task induction --steps 20 --no-scale --layers 2"
   "copy0:--task copy --steps 1 --no-pe"
+  "coref20:--task coref --lang en --steps 20"
 )
 for run in "${runs[@]}"; do
   name="${run%%:*}"
@@ -38,7 +39,8 @@ check() {  # check CHECKPOINT PART SAMPLE
     "$python" "$here/tests/torch/check_model_trace.py" "$dump" && ok=$((ok + 1))
   done
 }
-for task in copy reverse sort induction; do check "$here/web/checkpoints/$task" final 3; done
+for task in copy reverse sort induction coref/zh coref/en; do check "$here/web/checkpoints/$task" final 3; done
+check "$out/coref20" final 5
 check "$out/rev20" init 0
 check "$out/rev20" final 1
 check "$out/sort20" final 2

@@ -63,6 +63,9 @@ CONFIGS = {
                                          "--heads 3 --d-ff 40 --label-smoothing 0.1 --no-pe --no-bias", True),
     "induction_1_layer_no_scale": ("--task induction --vocab 9 --length 6 --gap 3 --layers 1 --no-scale "
                                    "--lr const:0.003", True),
+    # Encoder-only classifiers (issue 24): the pronoun's output classified, padding keys masked.
+    "coref_zh": ("--task coref", True),
+    "coref_en_4_heads_ls": ("--task coref --lang en --heads 4 --d-model 24 --label-smoothing 0.1", True),
     # Where float32 rounding is amplified: large rates of the paper's schedule at a tiny d_model,
     # and an unscaled softmax that saturates (d_k = 64).
     "paper_schedule_tiny": ("--task reverse --d-model 16 --heads 2 --d-ff 32 --lr paper:2:50 --steps 200", False),

@@ -82,6 +82,7 @@ class FunctionalModel:
         self.p = {k: torch.tensor(v, dtype=dtype, requires_grad=True) for k, v in state.items()}
         length = max(config["src_len"], config["dec_len"])
         self.pe = torch.tensor(positional_encoding(length, config["d_model"]), dtype=dtype)
+        self.key_pad = None  # encoder-only: (B, L) True where the key is the padding token
 
     def tap(self, name, t):
         """Every intermediate passes through here by name (a subclass can keep it)."""
@@ -107,6 +108,8 @@ class FunctionalModel:
         s = tap(prefix + "/scaled", s)
         if causal:
             s = s.masked_fill(~causal_keep(Lq), float("-inf"))
+        if self.key_pad is not None and xq is xkv:
+            s = s.masked_fill(self.key_pad[:, None, None, :], float("-inf"))
         s = tap(prefix + "/masked", s)
         a = tap(prefix + "/weights", torch.softmax(s, dim=-1))
         ctx = tap(prefix + "/context", a @ v)
@@ -143,11 +146,13 @@ class FunctionalModel:
                 x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, True))
                 x = self.norm(pre + ".norm2", x + self.mha(pre + ".multihead_attn", x, mem, False))
                 x = self.norm(pre + ".norm3", x + self.ffn(pre, x))
-        else:
+        else:  # decoder-only (causal) or encoder-only (unmasked but for the padding keys)
+            causal = c["model"] == "decoder_only"
+            self.key_pad = None if causal or "pad" not in c else dec_in == c["pad"]
             x = self.embed(dec_in, "dec")
             for i in range(c["layers"]):
                 pre = f"layers.{i}"
-                x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, True))
+                x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, causal))
                 x = self.norm(pre + ".norm2", x + self.ffn(pre, x))
         return self.tap("logits", F.linear(x, self.p["generator.weight"], self.p["generator.bias"]))
 
@@ -220,6 +225,10 @@ class NnModel(torch.nn.Module):
             x = self.embed(dec_in)
             for layer in self.decoder.layers:
                 x = layer(x, mem, tgt_mask=causal)
+        elif self.c["model"] == "encoder_only":
+            x = self.embed(dec_in)
+            for layer in self.layers:
+                x = layer(x, src_key_padding_mask=dec_in == self.c["pad"])
         else:
             x = self.embed(dec_in)
             for layer in self.layers:

@@ -9,6 +9,18 @@
 
 namespace lab {
 
+namespace {
+struct KindNames {
+    const char* name;   // manifest.json
+    const char* label;  // printed
+};
+const KindNames kKindNames[] = {  // in ModelKind's order
+    {"encoder_decoder", "encoder-decoder"}, {"decoder_only", "decoder-only"}, {"encoder_only", "encoder-only"}};
+}  // namespace
+
+const char* model_kind_name(ModelKind kind) { return kKindNames[static_cast<int>(kind)].name; }
+const char* model_kind_label(ModelKind kind) { return kKindNames[static_cast<int>(kind)].label; }
+
 const ParamInfo* ModelLayout::find(const std::string& name) const {
     for (const ParamInfo& p : params)
         if (p.name == name) return &p;
@@ -81,17 +93,23 @@ ModelLayout make_layout(const ModelShape& m) {
     }
     for (int i = 0; i < m.layers; ++i) {
         const std::string prefix = (encdec ? "decoder.layers." : "layers.") + std::to_string(i);
-        layout.decoder.push_back(b.layer(prefix, m, true, encdec));
-        layout.blocks.push_back({AttentionKind::DecoderSelf, i, prefix + ".self_attn"});
+        const bool causal = m.kind != ModelKind::EncoderOnly;
+        layout.decoder.push_back(b.layer(prefix, m, causal, encdec));
+        layout.blocks.push_back({causal ? AttentionKind::DecoderSelf : AttentionKind::EncoderSelf, i, prefix + ".self_attn"});
         if (encdec) layout.blocks.push_back({AttentionKind::Cross, i, prefix + ".multihead_attn"});
     }
     b.linear("generator", m.d_model, m.vocab_out, &layout.generator_w, &layout.generator_b);
     return layout;
 }
 
+bool in_encoder_stack(const ModelLayout& layout, int block) {
+    return layout.shape.kind == ModelKind::EncoderDecoder &&
+           layout.blocks[static_cast<size_t>(block)].kind == AttentionKind::EncoderSelf;
+}
+
 const AttentionSlots& attention_slots(const ModelLayout& layout, int block) {
     const AttentionBlockInfo& info = layout.blocks[static_cast<size_t>(block)];
-    if (info.kind == AttentionKind::EncoderSelf) return layout.encoder[static_cast<size_t>(info.layer)].self_attn;
+    if (in_encoder_stack(layout, block)) return layout.encoder[static_cast<size_t>(info.layer)].self_attn;
     const LayerSlots& s = layout.decoder[static_cast<size_t>(info.layer)];
     return info.kind == AttentionKind::Cross ? s.cross_attn : s.self_attn;
 }
@@ -245,7 +263,7 @@ size_t workspace_size(const ModelLayout& layout, int batch) {
 template <typename T>
 const AttentionActs<T>& block_acts(const Workspace<T>& ws, const ModelLayout& layout, int block) {
     const AttentionBlockInfo& info = layout.blocks[static_cast<size_t>(block)];
-    if (info.kind == AttentionKind::EncoderSelf) return ws.enc[static_cast<size_t>(info.layer)].self_attn;
+    if (in_encoder_stack(layout, block)) return ws.enc[static_cast<size_t>(info.layer)].self_attn;
     const LayerActs<T>& a = ws.dec[static_cast<size_t>(info.layer)];
     return info.kind == AttentionKind::Cross ? a.cross_attn : a.self_attn;
 }

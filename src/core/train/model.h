@@ -7,6 +7,13 @@
 //                    → generator → logits (B·L_dec, vocab_out)
 //   decoder-only     dec_in (B, L_dec) → embedding·√d_model (+PE) → N layers of causal
 //                    self-attention + FFN → generator → logits
+//   encoder-only     dec_in (B, L_dec) → embedding·√d_model (+PE) → N layers of unmasked
+//                    self-attention + FFN → generator → logits (a classifier: the loss mask picks
+//                    the positions whose output is classified, e.g. the pronoun of `coref`).
+//                    Keys holding the padding token (ModelShape::pad) are masked out, per item,
+//                    as src_key_padding_mask. Its layers are the decoder-only ones without the
+//                    causal mask ("layers.0", kept in ModelLayout::decoder / Workspace::dec,
+//                    the stack that feeds the generator), its attentions EncoderSelf blocks.
 // Layers are post-LN as the paper (and nn.TransformerEncoderLayer/DecoderLayer with
 // norm_first=False):
 //   encoder layer  x = LN1(x + SelfAttn(x)),            x = LN2(x + FFN(x))
@@ -30,7 +37,9 @@
 
 namespace lab {
 
-enum class ModelKind { EncoderDecoder, DecoderOnly };
+enum class ModelKind { EncoderDecoder, DecoderOnly, EncoderOnly };
+const char* model_kind_name(ModelKind kind);   // manifest.json's "model": "encoder_decoder" | "decoder_only" | "encoder_only"
+const char* model_kind_label(ModelKind kind);  // as printed: "encoder-decoder" | "decoder-only" | "encoder-only"
 
 struct ModelShape {
     ModelKind kind = ModelKind::EncoderDecoder;
@@ -42,6 +51,7 @@ struct ModelShape {
     int vocab_out = 10;   // generator classes: the V symbols
     int src_len = 8;      // encoder length (encoder–decoder only)
     int dec_len = 8;      // decoder length
+    int pad = -1;         // encoder-only: the padding token id, masked out as a key (-1: none)
     bool scale = true;    // ÷√d_k
     bool pe = true;       // sinusoidal positional encoding (§3.5)
     bool bias = true;     // attention projection biases (in_proj_bias, out_proj.bias)
@@ -96,7 +106,7 @@ struct ModelLayout {
     std::vector<ParamInfo> params;  // in state_dict order
     size_t total = 0;               // floats in the flat buffer
     size_t embedding = kNoParam, generator_w = kNoParam, generator_b = kNoParam;
-    std::vector<LayerSlots> encoder, decoder;  // decoder-only models use decoder
+    std::vector<LayerSlots> encoder, decoder;  // decoder-only and encoder-only models use decoder
     std::vector<AttentionBlockInfo> blocks;     // encoder self, then per decoder layer self (and cross)
 
     const ParamInfo* find(const std::string& name) const;
@@ -104,6 +114,9 @@ struct ModelLayout {
 
 ModelLayout make_layout(const ModelShape& shape);
 const AttentionSlots& attention_slots(const ModelLayout& layout, int block);
+// Whether layout.blocks[block] is in an encoder–decoder model's encoder stack (ModelLayout::encoder,
+// Workspace::enc); every other attention is in the stack that feeds the generator (decoder).
+bool in_encoder_stack(const ModelLayout& layout, int block);
 // The layer a parameter belongs to: "embedding", "encoder.layers.0", "decoder.layers.1",
 // "layers.0", "generator".
 std::string param_group(const std::string& name);
@@ -166,6 +179,7 @@ struct Workspace {
     T loss = 0;
     std::vector<T> pe;             // (max length, d)
     std::vector<float> causal_keep;  // (cur_len, cur_len)
+    std::vector<float> pad_keep;     // encoder-only: (B, L, L), 0 where the key is the padding token
     std::vector<T> values, grads;  // the arenas
 
     Workspace() = default;

@@ -29,8 +29,14 @@ struct AttentionCall {
     const T* kv_in;     // (B·L_kv, d)
     int B, L_q, L_kv;
     const float* keep;        // (L_q, L_kv) or null
+    long keep_stride;         // 0: one keep for every item; L_q·L_kv: item b's keep at keep + b·keep_stride
     const uint8_t* head_keep; // (h) or null: 0 zeroes that head's context (knockout)
 };
+
+template <typename T>
+const float* item_keep(const AttentionCall<T>& c, int b) {
+    return c.keep ? c.keep + b * c.keep_stride : nullptr;
+}
 
 // Multi-head attention: the core's linear → split_heads → scaled_dot_product_attention
 // → concat_heads → linear, with W_q, W_k, W_v the three blocks of in_proj.
@@ -61,7 +67,7 @@ void attention_forward(AttentionActs<T>& a, const AttentionSlots& p, const T* pa
             out.weights = a.weights.x + s * score_block;
             out.context = a.context.x + s * c.L_q * dk;
             scaled_dot_product_attention(out, a.q_heads.x + s * c.L_q * dk, a.k_heads.x + s * c.L_kv * dk,
-                                         a.v_heads.x + s * c.L_kv * dk, c.keep, c.L_q, c.L_kv, dk, dk, options);
+                                         a.v_heads.x + s * c.L_kv * dk, item_keep(c, b), c.L_q, c.L_kv, dk, dk, options);
             if (c.head_keep && !c.head_keep[head]) std::fill(out.context, out.context + c.L_q * dk, T(0));
         }
     concat_heads(a.concat.x, a.context.x, c.B, h, c.L_q, dk);
@@ -86,7 +92,7 @@ void attention_backward(T* d_query_in, T* d_kv_in, T* grads, AttentionActs<T>& a
                             a.scaled.d + s * score_block, a.scores.d + s * score_block};
             scaled_dot_product_attention_backward(a.q_heads.d + qo, a.k_heads.d + ko, a.v_heads.d + ko, g,
                                                   a.context.d + qo, a.q_heads.x + qo, a.k_heads.x + ko,
-                                                  a.v_heads.x + ko, a.weights.x + s * score_block, c.keep, c.L_q,
+                                                  a.v_heads.x + ko, a.weights.x + s * score_block, item_keep(c, b), c.L_q,
                                                   c.L_kv, dk, dk, m.scale);
         }
     split_heads_backward(a.q.d, a.q_heads.d, c.B, c.L_q, h, dk);
@@ -119,11 +125,13 @@ struct LayerCall {
 
 template <typename T>
 AttentionCall<T> self_call(const Workspace<T>& ws, const LayerSlots& s, const LayerCall<T>& c, const ModelShape& m) {
-    return {c.x, c.x, c.B, c.L, c.L, s.causal ? ws.causal_keep.data() : nullptr, heads_of(ws, m, c.first_block)};
+    if (!ws.pad_keep.empty() && !s.causal)  // encoder-only with padding: one keep per item
+        return {c.x, c.x, c.B, c.L, c.L, ws.pad_keep.data(), static_cast<long>(c.L) * c.L, heads_of(ws, m, c.first_block)};
+    return {c.x, c.x, c.B, c.L, c.L, s.causal ? ws.causal_keep.data() : nullptr, 0, heads_of(ws, m, c.first_block)};
 }
 template <typename T>
 AttentionCall<T> cross_call(const Workspace<T>& ws, const LayerActs<T>& a, const LayerCall<T>& c, const ModelShape& m) {
-    return {a.ln[0].x, c.memory, c.B, c.L, c.L_mem, nullptr, heads_of(ws, m, c.first_block + 1)};
+    return {a.ln[0].x, c.memory, c.B, c.L, c.L_mem, nullptr, 0, heads_of(ws, m, c.first_block + 1)};
 }
 
 template <typename T>
@@ -225,9 +233,28 @@ void model_encode(Workspace<T>& ws, const ModelLayout& layout, const T* params) 
         layer_forward(ws.enc[i], layout.encoder[i], params, encoder_call(ws, static_cast<int>(i)), ws, layout.shape);
 }
 
+namespace {
+
+// Encoder-only with a padding token: item b's keep (L, L) is 0 in the columns whose
+// key is the padding token (src_key_padding_mask); empty otherwise.
+template <typename T>
+void build_pad_keep(Workspace<T>& ws, const ModelShape& m, int len) {
+    ws.pad_keep.clear();
+    if (m.kind != ModelKind::EncoderOnly || m.pad < 0) return;
+    ws.pad_keep.resize(static_cast<size_t>(ws.batch) * len * len);
+    for (int b = 0; b < ws.batch; ++b)
+        for (int j = 0; j < len; ++j) {
+            const float keep = ws.dec_in[static_cast<size_t>(b) * ws.dec_len + j] == m.pad ? 0.0f : 1.0f;
+            for (int i = 0; i < len; ++i) ws.pad_keep[(static_cast<size_t>(b) * len + i) * len + j] = keep;
+        }
+}
+
+}  // namespace
+
 template <typename T>
 void model_decode(Workspace<T>& ws, const ModelLayout& layout, const T* params, int len) {
     const ModelShape& m = layout.shape;
+    build_pad_keep(ws, m, len);
     if (ws.causal_keep.size() != static_cast<size_t>(len) * len) {
         AttentionConfig causal;
         causal.mask = MaskKind::Causal;
@@ -292,12 +319,12 @@ void model_backward(Workspace<T>& ws, const ModelLayout& layout, const T* params
 template <typename T>
 BlockInputs<T> block_inputs(const Workspace<T>& ws, const ModelLayout& layout, int block) {
     const AttentionBlockInfo& info = layout.blocks[static_cast<size_t>(block)];
-    if (info.kind == AttentionKind::EncoderSelf) {
+    if (in_encoder_stack(layout, block)) {
         const LayerCall<T> c = encoder_call(ws, info.layer);
         return {c.x, c.x, c.L, c.L, false};
     }
     const LayerCall<T> c = decoder_call(ws, layout, info.layer);
-    if (info.kind == AttentionKind::DecoderSelf) return {c.x, c.x, c.L, c.L, true};
+    if (info.kind != AttentionKind::Cross) return {c.x, c.x, c.L, c.L, info.kind == AttentionKind::DecoderSelf};
     return {ws.dec[static_cast<size_t>(info.layer)].ln[0].x, c.memory, c.L, c.L_mem, false};
 }
 

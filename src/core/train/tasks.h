@@ -15,6 +15,10 @@
 //   position (attend L − 1 back); a random gap leaves the induction mechanism (a
 //   previous-token head feeding a copying head: two layers). Distinct symbols keep
 //   "the token after the earlier occurrence" unambiguous.
+//   coref (encoder-only), draws = the five of train/coref.h: tokens = the sentence padded to
+//   L with BOS (the padding token, masked out as a key); dec_in = tokens, dec_out = the
+//   referent's noun class at the pronoun (0 elsewhere), loss_mask = 1 at the pronoun only.
+//   V and L are the language's vocabulary size and longest sentence (resolve_train_config).
 // Greedy decoding generates the positions whose loss_mask is 1 (all positions for
 // encoder–decoder), feeding each prediction back as the next input; everything before
 // them is the prompt.
@@ -34,14 +38,15 @@
 #include <vector>
 
 #include "../rng.h"
+#include "coref.h"
 #include "model.h"
 
 namespace lab {
 
-enum class TaskKind { Copy, Reverse, Sort, Induction };
+enum class TaskKind { Copy, Reverse, Sort, Induction, Coref };
 constexpr int kMaxTaskVocab = 64;  // symbols; validate_train_config keeps vocab within it
 
-const char* task_name(TaskKind task);  // "copy" | "reverse" | "sort" | "induction"
+const char* task_name(TaskKind task);  // "copy" | "reverse" | "sort" | "induction" | "coref"
 bool parse_task(const std::string& name, TaskKind* out);
 
 struct TaskSpec {
@@ -49,13 +54,33 @@ struct TaskSpec {
     int vocab = 10;   // V symbols
     int length = 8;   // L
     int gap = 0;      // G: induction's largest random gap between s and its repeat
+    CorefLang lang = CorefLang::Zh;  // coref: the sentences' language
 
-    ModelKind model() const { return kind == TaskKind::Induction ? ModelKind::DecoderOnly : ModelKind::EncoderDecoder; }
+    ModelKind model() const {
+        if (kind == TaskKind::Coref) return ModelKind::EncoderOnly;
+        return kind == TaskKind::Induction ? ModelKind::DecoderOnly : ModelKind::EncoderDecoder;
+    }
     int src_len() const { return model() == ModelKind::EncoderDecoder ? length : 0; }
-    int dec_len() const { return model() == ModelKind::EncoderDecoder ? length : 2 * length + gap - 1; }
-    int draws() const { return model() == ModelKind::DecoderOnly && gap > 0 ? length + 1 : length; }
+    int dec_len() const { return model() == ModelKind::DecoderOnly ? 2 * length + gap - 1 : length; }
+    int draws() const {
+        if (kind == TaskKind::Coref) return kCorefDraws;
+        return model() == ModelKind::DecoderOnly && gap > 0 ? length + 1 : length;
+    }
     int bos() const { return vocab; }
+    // The classes the generator scores: the V symbols, coref's noun classes.
+    int classes() const { return kind == TaskKind::Coref ? kCorefNouns : vocab; }
 };
+
+// A token id as the page and the CLI show it: the symbol's number or BOS; coref's word, PAD
+// for its padding. A generator class as shown: the symbol's number; coref's noun.
+std::string task_token_text(const TaskSpec& spec, int32_t id);
+std::string task_class_text(const TaskSpec& spec, int32_t cls);
+// The folder of a shipped checkpoint under web/checkpoints: the task's name, coref/LANG.
+std::string shipped_checkpoint_name(const TaskSpec& spec);
+
+// How many distinct examples the task has (V^L, coref's combinations), or a number above
+// cap when it is larger.
+double task_space(const TaskSpec& spec, double cap);
 
 // One example's arrays from its draws: src (src_len), dec_in, dec_out, loss_mask
 // (dec_len each; loss_mask may be null for encoder–decoder tasks, where it is all 1).

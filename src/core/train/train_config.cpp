@@ -16,6 +16,7 @@ int default_steps(TaskKind task) {
         case TaskKind::Reverse: return 400;
         case TaskKind::Sort: return 1000;
         case TaskKind::Induction: return 2000;
+        case TaskKind::Coref: return 400;
     }
     return 500;
 }
@@ -24,12 +25,17 @@ int default_steps(TaskKind task) {
 TrainConfig resolve_train_config(const TrainConfig& in) {
     TrainConfig c = in;
     auto fill = [](int& v, int def) { v = v ? v : def; };
-    fill(c.layers, c.task == TaskKind::Induction ? 2 : 1);
-    fill(c.heads, 4);
-    fill(c.d_model, 32);
+    fill(c.layers, c.task == TaskKind::Induction || c.task == TaskKind::Coref ? 2 : 1);
+    const bool coref = c.task == TaskKind::Coref;  // the smallest model that learns it (README: coref)
+    fill(c.heads, coref ? 2 : 4);
+    fill(c.d_model, coref ? 16 : 32);
     fill(c.d_ff, 2 * c.d_model);
     fill(c.vocab, 10);
     fill(c.length, 8);
+    if (c.task == TaskKind::Coref) {  // fixed by the grammar
+        c.vocab = static_cast<int>(coref_vocab(c.lang).tokens.size());
+        c.length = coref_vocab(c.lang).max_len;
+    }
     if (c.gap < 0) c.gap = c.task == TaskKind::Induction ? c.length : 0;
     fill(c.batch, 32);
     fill(c.steps, default_steps(c.task));
@@ -42,13 +48,6 @@ TrainConfig resolve_train_config(const TrainConfig& in) {
 }
 
 namespace {
-
-// V^L, or a number above cap when it is larger.
-double sequence_space(int vocab, int length, double cap) {
-    double n = 1;
-    for (int i = 0; i < length && n <= cap; ++i) n *= vocab;
-    return n;
-}
 
 bool read_real(const std::string& text, double* out) {
     if (text.empty() || text.size() > 40) return false;
@@ -77,8 +76,13 @@ KeyTable<T> make_train_keys() {
         choice<&T::task>("task", {{"copy", nullptr, int(TaskKind::Copy)},
                                   {"reverse", nullptr, int(TaskKind::Reverse)},
                                   {"sort", nullptr, int(TaskKind::Sort)},
-                                  {"induction", nullptr, int(TaskKind::Induction)}})
+                                  {"induction", nullptr, int(TaskKind::Induction)},
+                                  {"coref", nullptr, int(TaskKind::Coref)}})
             .flag("--task").hash({"train"}).messages(Str::url_bad_task, Str::io_bad_task, Str::cli_expect_task),
+        choice<&T::lang>("lang", {{"zh", nullptr, int(CorefLang::Zh)}, {"en", nullptr, int(CorefLang::En)}})
+            .flag("--lang").hash({}).messages(Str::url_bad_lang, Str::io_bad_lang, Str::cli_expect_lang)
+            .written_when([](const void* c) { return as_train(c).task == TaskKind::Coref; }),  // not in the link: the
+                                                                                                 // page's language is #lang
         whole<&T::layers>("layers", 1, &ConfigLimits::max_layers).flag("--layers"),
         whole<&T::heads>("heads", 1, &ConfigLimits::max_train_heads).flag("--heads"),
         whole<&T::d_model>("d_model", 1, &ConfigLimits::max_train_d_model).flag("--d-model"),
@@ -149,10 +153,11 @@ std::vector<ConfigError> validate_train_config(const TrainConfig& c, const Confi
     if (c.task == TaskKind::Induction && c.vocab < c.length)
         errors.push_back({"vocab", Msg(Str::train_induction_vocab, c.length, c.vocab)});
     // Held-out sequences must be distinct and leave most sequences for training.
-    const double needed = 4.0 * c.eval_size;
-    if (sequence_space(c.vocab, c.length, needed) < needed)
-        errors.push_back({"eval_size", Msg(Str::train_eval_space, c.vocab, c.length, sequence_space(c.vocab, c.length, needed),
-                                           c.eval_size)});
+    const double needed = 4.0 * c.eval_size, space = task_space(task_spec(c), needed);
+    if (space < needed && c.task == TaskKind::Coref)
+        errors.push_back({"eval_size", Msg(Str::train_coref_space, space, c.eval_size)});
+    else if (space < needed)
+        errors.push_back({"eval_size", Msg(Str::train_eval_space, c.vocab, c.length, space, c.eval_size)});
     const ModelLayout layout = make_layout(model_shape(c));
     const double bytes = 4.0 * 2 * workspace_size(layout, c.batch + (c.eval_size < 256 ? c.eval_size : 256));
     if (bytes > 512.0 * 1024 * 1024)
@@ -166,6 +171,7 @@ TaskSpec task_spec(const TrainConfig& c) {
     s.vocab = c.vocab;
     s.length = c.length;
     s.gap = c.task == TaskKind::Induction ? c.gap : 0;
+    s.lang = c.lang;
     return s;
 }
 
@@ -178,7 +184,8 @@ ModelShape model_shape(const TrainConfig& c) {
     m.d_model = c.d_model;
     m.d_ff = c.d_ff;
     m.vocab_size = c.vocab + 1;
-    m.vocab_out = c.vocab;
+    m.vocab_out = t.classes();
+    m.pad = t.model() == ModelKind::EncoderOnly ? t.bos() : -1;
     m.src_len = t.src_len();
     m.dec_len = t.dec_len();
     m.scale = c.scale;

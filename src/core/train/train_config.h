@@ -22,12 +22,13 @@ namespace lab {
 
 struct TrainConfig {
     TaskKind task = TaskKind::Reverse;
-    int layers = 0;      // N; 0: 1 for copy/reverse/sort, 2 for induction
-    int heads = 0;       // h; 0: 4
-    int d_model = 0;     // 0: 32
+    int layers = 0;      // N; 0: 1 for copy/reverse/sort, 2 for induction and coref
+    int heads = 0;       // h; 0: 4 (coref: 2)
+    int d_model = 0;     // 0: 32 (coref: 16)
     int d_ff = 0;        // 0: 2·d_model
-    int vocab = 0;       // V symbols; 0: 10 (BOS is id V)
-    int length = 0;      // L; 0: 8
+    int vocab = 0;       // V symbols; 0: 10 (BOS is id V); coref: its language's vocabulary, always
+    int length = 0;      // L; 0: 8; coref: its language's longest sentence, always
+    CorefLang lang = CorefLang::Zh;  // coref: the sentences' language (the page: its interface language)
     int gap = -1;        // induction: largest random gap G between s and its repeat (tasks.h);
                          // -1: L (0 is the fixed layout s s, which one layer solves by position)
     int batch = 0;       // B; 0: 32

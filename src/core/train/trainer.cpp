@@ -122,14 +122,18 @@ void Trainer::greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, 
     greedy_.assign(static_cast<size_t>(ws.batch) * D, -1);
     if (lo >= hi) return;
     if (!encoded && layout_.shape.kind == ModelKind::EncoderDecoder) model_encode(ws, layout_, params_.data());
+    // An encoder-only classifier sees the whole sequence at once: one pass, nothing fed back.
+    const bool one_pass = layout_.shape.kind == ModelKind::EncoderOnly;
+    if (one_pass) model_decode(ws, layout_, params_.data(), D);
     for (int p = lo; p < hi; ++p) {
-        model_decode(ws, layout_, params_.data(), p + 1);
+        const int len = one_pass ? D : p + 1;
+        if (!one_pass) model_decode(ws, layout_, params_.data(), len);
         for (int b = 0; b < ws.batch; ++b) {
             const size_t u = static_cast<size_t>(b);
             if (p < begin[u] || p >= end[u]) continue;
-            const int32_t pred = argmax(ws.logits.x + (static_cast<long>(b) * (p + 1) + p) * V, V);
+            const int32_t pred = argmax(ws.logits.x + (static_cast<long>(b) * len + p) * V, V);
             greedy_[u * D + p] = pred;
-            if (p + 1 < end[u]) ws.dec_in[u * D + p + 1] = pred;
+            if (!one_pass && p + 1 < end[u]) ws.dec_in[u * D + p + 1] = pred;
         }
     }
 }
@@ -219,11 +223,33 @@ std::vector<float> Trainer::logits(const std::vector<int32_t>& src, const std::v
     return out;
 }
 
+const Workspace<float>* Trainer::forward_tokens(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in) {
+    if (!ready_ || src.size() != static_cast<size_t>(spec_.src_len()) || dec_in.size() != static_cast<size_t>(spec_.dec_len()))
+        return nullptr;
+    for (const std::vector<int32_t>* tokens : {&src, &dec_in})
+        for (int32_t id : *tokens)
+            if (id < 0 || id >= layout_.shape.vocab_size) return nullptr;
+    Workspace<float>& ws = sample_ws_;
+    ws.head_keep.clear();
+    std::copy(src.begin(), src.end(), ws.src.begin());
+    std::copy(dec_in.begin(), dec_in.end(), ws.dec_in.begin());
+    if (layout_.shape.kind == ModelKind::EncoderDecoder) model_encode(ws, layout_, params_.data());
+    model_decode(ws, layout_, params_.data(), ws.dec_len);
+    return &ws;
+}
+
 std::string Trainer::draws_problem(const std::vector<int32_t>& draws) const {
     const int n = spec_.draws(), L = spec_.length, V = spec_.vocab;
     if (static_cast<int>(draws.size()) != n)
         return "a sample of " + std::string(task_name(spec_.kind)) + " has " + std::to_string(n) + " values, got " +
                std::to_string(draws.size());
+    if (spec_.kind == TaskKind::Coref) {
+        for (int i = 0; i < n; ++i)
+            if (draws[static_cast<size_t>(i)] < 0 || draws[static_cast<size_t>(i)] >= coref_draw_bounds()[i])
+                return "coref draw " + std::to_string(i) + " is " + std::to_string(draws[static_cast<size_t>(i)]) +
+                       ", not in [0, " + std::to_string(coref_draw_bounds()[i] - 1) + "]";
+        return "";
+    }
     std::vector<uint8_t> seen(static_cast<size_t>(V), 0);
     for (int i = 0; i < L; ++i) {
         const int32_t v = draws[static_cast<size_t>(i)];
@@ -246,6 +272,38 @@ bool Trainer::make_sample(const std::vector<int32_t>& draws, Sample* out, std::s
     return true;
 }
 
+std::string Trainer::typed_problem(const std::vector<int32_t>& ids, int query, int32_t target) const {
+    if (!ready_ || layout_.shape.kind != ModelKind::EncoderOnly) return "typed samples are for encoder-only models";
+    const int L = spec_.dec_len();
+    if (ids.empty() || static_cast<int>(ids.size()) > L)
+        return "a typed sample has 1 to " + std::to_string(L) + " tokens, got " + std::to_string(ids.size());
+    for (int32_t id : ids)
+        if (id < 0 || id >= spec_.vocab) return "token id " + std::to_string(id) + " is not in [0, " + std::to_string(spec_.vocab - 1) + "]";
+    if (query < 0 || query >= static_cast<int>(ids.size())) return "the query position " + std::to_string(query) + " is outside the tokens";
+    if (target < 0 || target >= layout_.shape.vocab_out) return "the target class " + std::to_string(target) + " does not exist";
+    return "";
+}
+
+bool Trainer::make_typed_sample(const std::vector<int32_t>& ids, int query, int32_t target, Sample* out,
+                                std::string* error) const {
+    const std::string problem = typed_problem(ids, query, target);
+    if (!problem.empty()) {
+        if (error) *error = problem;
+        return false;
+    }
+    Sample s;
+    const size_t L = static_cast<size_t>(spec_.dec_len());
+    s.dec_in = ids;
+    s.dec_in.resize(L, spec_.bos());
+    s.dec_out.assign(L, 0);
+    s.loss_mask.assign(L, 0);
+    s.dec_out[static_cast<size_t>(query)] = target;
+    s.loss_mask[static_cast<size_t>(query)] = 1;
+    s.gen_begin = query, s.gen_end = query + 1;
+    *out = std::move(s);
+    return true;
+}
+
 Sample Trainer::sample_from_draws(const std::vector<int32_t>& draws) const {
     Sample s;
     s.draws = draws;
@@ -253,7 +311,7 @@ Sample Trainer::sample_from_draws(const std::vector<int32_t>& draws) const {
     s.src.assign(static_cast<size_t>(spec_.src_len()), 0);
     s.dec_in.assign(static_cast<size_t>(D), 0);
     s.dec_out.assign(static_cast<size_t>(D), 0);
-    const bool masked = spec_.model() == ModelKind::DecoderOnly;
+    const bool masked = spec_.model() != ModelKind::EncoderDecoder;
     if (masked) s.loss_mask.assign(static_cast<size_t>(D), 0);
     task_example(s.src.data(), s.dec_in.data(), s.dec_out.data(), masked ? s.loss_mask.data() : nullptr, s.draws.data(), spec_);
     s.gen_begin = 0;
@@ -274,8 +332,17 @@ Sample Trainer::held_out_sample(int index) const {
 }
 
 bool Trainer::usable(const Sample& s, const std::vector<uint8_t>* head_keep) const {
-    if (!ready_ || draws_problem(s.draws) != "") return false;
     if (head_keep && head_keep->size() != layout_.blocks.size() * static_cast<size_t>(layout_.shape.heads)) return false;
+    if (ready_ && s.draws.empty() && layout_.shape.kind == ModelKind::EncoderOnly) {  // typed: its arrays are its tokens'
+        const auto end = std::find(s.dec_in.begin(), s.dec_in.end(), spec_.bos());
+        const std::vector<int32_t> ids(s.dec_in.begin(), end);
+        const int32_t target = s.gen_begin >= 0 && s.gen_begin < static_cast<int>(s.dec_out.size()) ? s.dec_out[static_cast<size_t>(s.gen_begin)] : -1;
+        Sample canonical;
+        if (!make_typed_sample(ids, s.gen_begin, target, &canonical, nullptr)) return false;
+        return s.dec_in == canonical.dec_in && s.dec_out == canonical.dec_out && s.loss_mask == canonical.loss_mask &&
+               s.gen_end == canonical.gen_end && s.src.empty();
+    }
+    if (!ready_ || draws_problem(s.draws) != "") return false;
     const Sample canonical = sample_from_draws(s.draws);  // the arrays must be the draws' own
     return s.src == canonical.src && s.dec_in == canonical.dec_in && s.dec_out == canonical.dec_out &&
            s.loss_mask == canonical.loss_mask && s.gen_begin == canonical.gen_begin && s.gen_end == canonical.gen_end;
@@ -315,9 +382,22 @@ AttentionMap Trainer::attention_map(const Sample& s, int block) {
     m.L_kv = in.L_kv;
     const float* w = block_acts(sample_ws_, layout_, block).weights.x;
     m.weights.assign(w, w + static_cast<long>(m.heads) * m.L_q * m.L_kv);
-    m.queries = s.dec_in;
-    m.keys = m.block.kind == AttentionKind::DecoderSelf ? s.dec_in : s.src;
-    if (m.block.kind == AttentionKind::EncoderSelf) m.queries = s.src;
+    const bool in_encoder = in_encoder_stack(layout_, block);
+    m.queries = in_encoder ? s.src : s.dec_in;
+    m.keys = in_encoder || m.block.kind == AttentionKind::Cross ? s.src : s.dec_in;
+    if (layout_.shape.pad >= 0) {  // encoder-only: the sentence's rows and columns, not the padding
+        const int n = static_cast<int>(std::find(s.dec_in.begin(), s.dec_in.end(), layout_.shape.pad) - s.dec_in.begin());
+        std::vector<float> cut;
+        for (int h = 0; h < m.heads; ++h)
+            for (int i = 0; i < n; ++i) {
+                const float* row = m.weights.data() + (static_cast<long>(h) * m.L_q + i) * m.L_kv;
+                cut.insert(cut.end(), row, row + n);
+            }
+        m.weights = std::move(cut);
+        m.L_q = m.L_kv = n;
+        m.queries.resize(static_cast<size_t>(n));
+        m.keys.resize(static_cast<size_t>(n));
+    }
     return m;
 }
 
@@ -334,6 +414,10 @@ StepperView Trainer::stepper_view(const Sample& s, int block) {
     c.kv_len = in.L_kv;
     c.batch = 1;
     c.mask = in.causal ? MaskKind::Causal : MaskKind::None;
+    if (m.pad >= 0 && !c.cross) {  // encoder-only: the padding keys are masked out, as in the model
+        c.mask = MaskKind::Padding;
+        c.padding_lengths = {static_cast<int>(std::find(s.dec_in.begin(), s.dec_in.end(), m.pad) - s.dec_in.begin())};
+    }
     c.scale = m.scale;
     c.pe = false;  // the block's input already holds the positional encoding
     c.bias = m.bias;

@@ -57,7 +57,8 @@ struct Sample {
     std::vector<int32_t> expected() const;
 };
 
-// Every head's attention weights of one attention for one sample, teacher-forced.
+// Every head's attention weights of one attention for one sample, teacher-forced (an
+// encoder-only model's over the sentence's positions only: its padding is masked out).
 struct AttentionMap {
     AttentionBlockInfo block;
     int heads = 0, L_q = 0, L_kv = 0;
@@ -131,6 +132,11 @@ public:
     // sizes or a token id (outside [0, vocab_size)) do not fit.
     std::vector<float> logits(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in, int B);
     TrainStats stats() const;
+    // The forward pass (scores kept) of one example given as token ids (src: src_len, empty for
+    // decoder-/encoder-only; dec_in: dec_len), for a sentence typed in: its activations and
+    // attention weights in the workspace, its logits in ws.logits (dec_len, vocab_out). Null when
+    // a size or an id does not fit.
+    const Workspace<float>* forward_tokens(const std::vector<int32_t>& src, const std::vector<int32_t>& dec_in);
 
     // A parameter from PyTorch's layout (a checkpoint's .npy); false with a message
     // when the name or the element count does not match.
@@ -141,6 +147,10 @@ public:
     // A sample from its draws (task().draws() values: L symbols in [0, V), distinct for
     // induction, then the gap in [0, G] when G > 0); false with a message otherwise.
     bool make_sample(const std::vector<int32_t>& draws, Sample* out, std::string* error) const;
+    // Encoder-only: a sample typed in, not drawn (no draws): ids (1 … dec_len tokens, none the
+    // padding token) padded, classified at `query` as `target`; false with a message otherwise.
+    bool make_typed_sample(const std::vector<int32_t>& ids, int query, int32_t target, Sample* out,
+                           std::string* error) const;
     // The views below take a Sample from held_out_sample or make_sample (its arrays
     // must be its draws' own) and head_keep of blocks × heads values (0 = knocked out);
     // anything else gives an empty result (evaluate: sequences = 0) instead of reading
@@ -168,6 +178,7 @@ private:
     void fill_sample(Workspace<float>& ws, int b, const Sample& s) const;
     void greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, const std::vector<int>& end, bool encoded);
     std::string draws_problem(const std::vector<int32_t>& draws) const;  // "" when valid
+    std::string typed_problem(const std::vector<int32_t>& ids, int query, int32_t target) const;
     Sample sample_from_draws(const std::vector<int32_t>& draws) const;   // draws valid
     bool usable(const Sample& s, const std::vector<uint8_t>* head_keep) const;
     // run_sample, then what `block` read; false for a bad block index or sample.
