@@ -37,7 +37,6 @@ for (const lang of ['zh', 'en']) {
     assert(tr.exact_acc >= 0.99, `coref ${lang}: held-out exact ${pct(tr.exact_acc)} at step ${tr.step}`);
     note(t, `coref ${lang}: held-out exact ${pct(tr.exact_acc)} at step ${tr.step}: ${tr.train_seconds.toFixed(2)} s inside ` +
       `training, ${wall.toFixed(1)} s after the Start click (wall, loaded machine); ${tr.steps_per_sec.toFixed(0)} steps/s`);
-    assert(tr.train_seconds <= 10, `training took ${tr.train_seconds} s of page time`);
     const done = await waitForState(t, (x) => !x.training.running && x.training.coref, { timeout: RUN_T, message: 'the run ends, heads measured' });
     const c = done.training.coref;
     const best = c.heads[c.resolving];
