@@ -73,7 +73,7 @@ suite() {  # suite NAME COMMAND...
 native_doctest() { ctest --test-dir "$here/build/native" --output-on-failure; }
 wasm_doctest() { (cd "$here/build/web" && node --no-experimental-fetch lab_tests.js --no-colors=true); }
 
-torch_dumps() {  # torch_dumps [ATTNLAB]
+torch_dumps() {  # torch_dumps [ATTNLAB [TAG]]: TAG names the dump folders of another build
   # Any valid configuration's dump must be reproduced by PyTorch from its own inputs and weights.
   local attnlab="${1:-$here/build/native/attnlab}" tag="${2:-}"
   local configs=(
@@ -115,7 +115,9 @@ isa_suite() {  # isa_suite v3|v2: build for -march=x86-64-vN, then its doctest, 
   local isa="isa-$1" rc=0
   "$here/scripts/build.sh" "$isa" > "$out/build-$isa.log" 2>&1 || { tail -n 30 "$out/build-$isa.log"; return 1; }
   echo "--- doctest ($isa)"
-  "$here/build/$isa/lab_tests" --no-colors=true | tail -n 4 || rc=1
+  # The summary here; on a failure the whole report (which check, which golden line).
+  "$here/build/$isa/lab_tests" --no-colors=true > "$out/doctest-$isa.log" 2>&1 || { cat "$out/doctest-$isa.log"; rc=1; }
+  tail -n 4 "$out/doctest-$isa.log"
   echo "--- PyTorch reproduces its dumps ($isa)"
   torch_dumps "$here/build/$isa/attnlab" "-$isa" || rc=1
   echo "--- PyTorch reproduces its train runs ($isa, the system's BLAS)"
