@@ -250,12 +250,15 @@ void handle_keys(LabApp& app) {
 
 }  // namespace
 
+// A panel that appears (the messages panel after a bad keystroke) must not take the focus:
+// ImGui would end the field being typed in, and the next digit would become a shortcut.
 bool begin_panel(const char* name, const PanelRect& r, int extra_flags) {
     ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
     ImGui::SetNextWindowSize(ImVec2(r.w, r.h));
     return ImGui::Begin(name, nullptr,
                         ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                            ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings | extra_flags);
+                            ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings |
+                            ImGuiWindowFlags_NoFocusOnAppearing | extra_flags);
 }
 
 void lab_frame(LabApp& app) {

@@ -6,17 +6,43 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace lab {
 
-// An allocator that leaves a new float uninitialised (resize(n) without a value): a
+// Numbers live on 64-byte boundaries. Eigen's vectorised reductions (the sums in LayerNorm
+// and softmax) start at the first SIMD-aligned element, so where malloc happened to put a
+// block decided how a row was summed: the same checkpoint traced into /tmp/x and into a
+// longer --out path gave logits 6e-6 apart. From a 64-byte base every row lands the same
+// way on every run and every ISA's vector width (16, 32 or 64 bytes).
+constexpr std::size_t kNumberAlignment = 64;
+
+template <typename T>
+struct AlignedAllocator {
+    using value_type = T;
+    AlignedAllocator() = default;
+    template <typename U>
+    AlignedAllocator(const AlignedAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) {
+        return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kNumberAlignment}));
+    }
+    void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{kNumberAlignment}); }
+    template <typename U>
+    bool operator==(const AlignedAllocator<U>&) const noexcept { return true; }
+    template <typename U>
+    bool operator!=(const AlignedAllocator<U>&) const noexcept { return false; }
+};
+template <typename T>
+using AlignedVector = std::vector<T, AlignedAllocator<T>>;
+
+// An aligned allocator that leaves a new float uninitialised (resize(n) without a value): a
 // recorded tensor is written in full by its stage, and zero-filling 64 MB first (the
 // seq_len 512 trace) cost ~3 ms. resize(n, 0.0f) and Tensor::zeros still give zeros.
 template <typename T>
-struct UninitAllocator : std::allocator<T> {
+struct UninitAllocator : AlignedAllocator<T> {
     template <typename U>
     struct rebind {
         using other = UninitAllocator<U>;

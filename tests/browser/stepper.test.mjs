@@ -176,13 +176,15 @@ test('stepper: clicking a chip selects its stage', async (t) => {
 test('stepper: knobs by mouse and keyboard, validation keeps the last good trace', async (t) => {
   const s0 = await openLab(t);
   const knob = (id) => layoutRect(s0, `knob:${id}`);
-  const setKnob = async (id, value, want) => {
-    await typeInto(t, knob(id), value);
+  const setKnob = async (id, value, want, delay) => {
+    await typeInto(t, knob(id), value, { delay });
     return waitForState(t, (s) => configHas(want)(s) && s.errors.length === 0,
       { timeout: T, message: `typing ${value} into ${id} -> ${JSON.stringify(want)} without errors` });
   };
 
-  await setKnob('d_model', 12, { d_model: 12, heads: 2, d_k: 6, d_v: 6 });
+  // Typed slowly: after "1" the configuration is invalid for a moment (1 is not divisible by 2
+  // heads) and the messages panel appears; the "2" must still land in the field.
+  await setKnob('d_model', 12, { d_model: 12, heads: 2, d_k: 6, d_v: 6 }, 400);
   await setKnob('heads', 3, { d_model: 12, heads: 3, d_k: 4 });
   checkStageShapes(await labState(t.page));
 

@@ -139,17 +139,23 @@ def main(dump):
             failures.append(f"d_{n}: max |lab - autograd| {err:.3g} at scale {scale:.3g}")
     logits_note = ""
     if cfg["scale"] and cfg["bias"] and cfg["pe"]:
-        # PyTorch's own layers in float32: the lab's logits must be as close to them as float32
-        # itself gets to float64 (a saturated model amplifies rounding) and never beyond 1e-5 otherwise.
-        nn = nn_model(ck, info["part"])
+        # PyTorch's own layers, run in float64 (the exact answer) and in float32 (how far float32
+        # itself lands from it, on whatever BLAS this process mapped). The lab's float32 logits must
+        # be as close to the float64 ones as a float32 forward pass gets: 4x PyTorch's own float32
+        # error, and never less than 32 float32 ulps of the largest logit (so the verdict does not
+        # hang on how accurate the mapped BLAS happens to be). A wrong layer misses by >= 1e-3.
+        nn32 = nn_model(ck, info["part"])
+        nn64 = nn_model(ck, info["part"]).double()
         with torch.no_grad():
-            nn_logits = nn(src, dec_in).numpy()
-        err, scale = error(load("logits"), nn_logits)
-        own, _ = error(nn_logits, model.rec["logits"].detach().numpy())
-        logits_note = (f", nn.Transformer*Layer logits max |diff| {err:.2g} (PyTorch float32 vs float64 {own:.2g}, "
-                       f"largest |logit| {scale:.3g})")
-        if not err <= max(1e-5, 2 * own):
-            failures.append(f"logits vs nn.TransformerEncoderLayer/DecoderLayer: {err:.3g} (torch's own float32 error {own:.3g})")
+            exact = nn64(src, dec_in).numpy()
+            own, _ = error(nn32(src, dec_in).numpy(), exact)
+        err, scale = error(load("logits"), exact)
+        bound = max(4 * own, 32 * float(np.finfo(np.float32).eps) * (1 + scale))
+        logits_note = (f", nn.Transformer*Layer logits (float64) max |diff| {err:.2g} of {bound:.2g} (PyTorch float32 "
+                       f"{own:.2g}, largest |logit| {scale:.3g})")
+        if not err <= bound:
+            failures.append(f"logits vs nn.TransformerEncoderLayer/DecoderLayer in float64: {err:.3g}, more than "
+                            f"{bound:.3g} (PyTorch's own float32 error {own:.3g})")
     lab_loss = manifest["loss"]
     if not abs(lab_loss - loss.item()) <= 1e-5 * (1 + abs(loss.item())):
         failures.append(f"loss: lab {lab_loss} vs torch {loss.item()}")

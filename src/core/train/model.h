@@ -35,6 +35,8 @@
 #include <string>
 #include <vector>
 
+#include "../tensor.h"
+
 namespace lab {
 
 enum class ModelKind { EncoderDecoder, DecoderOnly, EncoderOnly };
@@ -180,7 +182,7 @@ struct Workspace {
     std::vector<T> pe;             // (max length, d)
     std::vector<float> causal_keep;  // (cur_len, cur_len)
     std::vector<float> pad_keep;     // encoder-only: (B, L, L), 0 where the key is the padding token
-    std::vector<T> values, grads;  // the arenas
+    AlignedVector<T> values, grads;  // the arenas (aligned: see tensor.h)
 
     Workspace() = default;
     Workspace(const Workspace&) = delete;

@@ -132,11 +132,11 @@ export async function waitSettled(t, { timeout = 5000, message = 'the page settl
  * so let the click land (2 frames) before typing, and the Enter before any
  * following shortcut key.
  */
-export async function typeInto(t, rect, text, { fx = 0.2, enter = true } = {}) {
+export async function typeInto(t, rect, text, { fx = 0.2, enter = true, delay = 10 } = {}) {
   await clickRect(t, rect, { fx });
   await waitFrames(t, 2);
   await t.page.keyboard.press('Control+A');
-  await t.page.keyboard.type(String(text), { delay: 10 });
+  await t.page.keyboard.type(String(text), { delay });
   if (enter) {
     await t.page.keyboard.press('Enter');
     await waitFrames(t, 2);
