@@ -47,6 +47,17 @@ check "$out/sort20" final 2
 check "$out/ind20" final 0
 check "$out/copy0" init 0
 
+# The same trace into a short and a long --out path: the same bytes (the heap's addresses once
+# decided how Eigen summed a row: logits 6e-6 apart).
+short="$out/s" long="$out/a_much_longer_folder_name_that_moves_the_heap/induction_trace"
+for dir in "$short" "$long"; do
+  "$attnlab" trace --checkpoint "$here/web/checkpoints/induction" --part final --block 0 --sample 3 --out "$dir" > /dev/null 2>&1 ||
+    { echo "FAIL: trace into $dir"; exit 1; }
+done
+for f in logits top layer_out d_weights; do
+  cmp -s "$short/$f.npy" "$long/$f.npy" || { echo "FAIL: $f.npy differs between two --out paths of the same trace"; exit 1; }
+done
+
 # A tampered gradient must be caught.
 tampered="$out/tampered"
 cp -r "$out/rev20_final_2" "$tampered"
@@ -68,5 +79,5 @@ verdict="$("$python" "$here/tests/torch/check_model_trace.py" "$out/tampered_log
 if ! grep -q "FAIL logits vs nn.Transformer" <<< "$verdict"; then
   echo "FAIL: logits off by 1e-4 of their scale passed the nn.Transformer*Layer comparison"; exit 1
 fi
-echo "$ok of $total model traces reproduced by PyTorch (a tampered gradient and tampered logits are caught)"
+echo "$ok of $total model traces reproduced by PyTorch (a tampered gradient and tampered logits are caught; the same trace gives the same bytes)"
 [ "$ok" -eq "$total" ] && [ "$total" -ge 20 ]
