@@ -9,6 +9,7 @@
 #include "core/cost_model.h"
 #include "core/stages.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "line_plot.h"
 #include "text_fit.h"
 #include "panels.h"
@@ -32,8 +33,7 @@ void draw_sweep_button(LabApp& app) {
     const bool clicked = ImGui::Button(label.c_str());
     check_item(label.c_str());
     lab_note_rect(app, "cost:sweep");
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", tr(app, UiStr::ui_cost_sweep_tip));
+    item_tooltip(app, tr(app, UiStr::ui_cost_sweep_tip));
     if (clicked) app.sweep = sweep_lengths(app.trace.config, {16, 32, 64, 128, 256, 512});
 }
 

@@ -15,6 +15,7 @@
 #include "experiments.h"
 #include "heatmap.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "line_plot.h"
 #include "panels.h"
 #include "text_fit.h"
@@ -128,7 +129,7 @@ public:
         const ConfigLimits limits;
         int seed = static_cast<int>(options_.seed);
         stale |= option_int(app, UiStr::xv_keys, "keys", &options_.keys, 2, limits.max_scaling_keys, true);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::xv_keys_tip));
+        item_tooltip(app, tr(app, UiStr::xv_keys_tip));
         stale |= option_int(app, UiStr::xv_samples_per_dk, "samples", &options_.samples, 100, limits.max_scaling_samples, false);
         stale |= option_int(app, UiStr::xv_seed, "seed", &seed, 1, limits.max_seed, false);
         options_.seed = static_cast<uint32_t>(seed);
@@ -626,6 +627,7 @@ void draw_experiment_menu(LabApp& app) {
 void draw_experiment_view(LabApp& app, float x, float y, float w, float h) {
     compute(app);
     begin_panel("Experiment", {x, y, w, h}, ImGuiWindowFlags_NoTitleBar);
+    panel_has_fields(app);
     const ExperimentEntry& entry = kExperiments[app.experiment];
     ExperimentPanel& panel = *app.panels[app.experiment];
     text_wrapped("%s", tr(app, entry.title));

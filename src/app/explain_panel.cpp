@@ -8,6 +8,7 @@
 #include "text_fit.h"
 #include "core/stages.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "panels.h"
 #include "stepper_model.h"
 
@@ -58,6 +59,7 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
     const StepperStageText text = stepper_stage_text(app, places[static_cast<size_t>(at)]);
     begin_panel(ui_label(app, UiStr::ui_explain_window, "Explain").c_str(), r);
     text_wrapped("%d. %s", at + 1, tr(app, text.title));
+    note_header(app, ImGui::GetWindowPos().y);
     heading(tr(app, UiStr::ui_explain_paper));
     text_wrapped("%s", tr(app, text.formula));
     heading(tr(app, UiStr::ui_explain_pytorch));

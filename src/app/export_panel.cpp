@@ -9,6 +9,7 @@
 #include "core/stages.h"
 #include "interop/exports.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "panels.h"
 
 namespace lab {
@@ -22,7 +23,7 @@ bool action_button(LabApp& app, const char* id, const char* label, UiStr tip, bo
     const bool clicked = ImGui::Button(shown.c_str());
     check_item(shown.c_str());
     lab_note_rect(app, std::string("export:") + id);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, tip));
+    item_tooltip(app, tr(app, tip));
     return clicked;
 }
 

@@ -8,12 +8,23 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 
 #include "text_fit.h"
 
 namespace lab {
+
+const char* label_mode_name(LabelMode m) {
+    switch (m) {
+        case LabelMode::Small: return "small";
+        case LabelMode::Upright: return "upright";
+        case LabelMode::Positions: return "positions";
+        case LabelMode::Numbers: return "numbers";
+        default: return "all";
+    }
+}
 
 uint32_t head_color(int h) {
     static const ImU32 palette[] = {IM_COL32(239, 111, 108, 255), IM_COL32(76, 175, 239, 255),
@@ -71,6 +82,7 @@ struct Grid {
     float band_h;        // head band above the columns
     ImVec2 origin, p0;   // the widget's corner; cell (0, 0)
     float cw, ch;        // cell size
+    AxisLabelPlan row_plan, col_plan;
     float value(int r, int c) const { return values[static_cast<long>(r) * row_stride + c]; }
     float grid_w() const { return cw * cols; }
     float grid_h() const { return ch * rows; }
@@ -80,23 +92,86 @@ std::string label_of(const std::vector<std::string>* labels, int i) {
     return labels && i < static_cast<int>(labels->size()) ? (*labels)[i] : std::to_string(i);
 }
 
+// Positions stand in for tokens when the tokens cannot all be shown: "#3", never "3",
+// which would read as a token of a digit task.
+std::string position_label(const std::vector<std::string>* labels, int i) {
+    return labels ? "#" + std::to_string(i) : std::to_string(i);
+}
+
+constexpr float kSmallLabel = 0.78f;  // the smaller label size, of the font size
+
+float text_w(const std::string& s, float size) { return ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0, s.c_str()).x; }
+
+float widest_label(const std::vector<std::string>* labels, int n, float size) {
+    float w = 0;
+    for (int i = 0; i < n && i < 512; ++i) w = std::max(w, text_w(label_of(labels, i), size));
+    return w;
+}
+
+// Every-k-th, rounded so the shown positions are easy to count on: 2, 4, 8, 16, 32 ...
+int thinning(float need, float cell) {
+    int every = std::max(1, static_cast<int>(std::ceil(need / cell)));
+    if (every > 1) every = every <= 2 ? 2 : every <= 4 ? 4 : every <= 8 ? 8 : ((every + 15) / 16) * 16;
+    return every;
+}
+
+// Rows: every token at the font size, else at a smaller one, else positions.
+AxisLabelPlan plan_rows(const std::vector<std::string>* labels, float ch) {
+    const float size = ImGui::GetFontSize();
+    if (!labels) return {LabelMode::Numbers, size, thinning(size, ch)};
+    if (ch >= size) return {LabelMode::All, size, 1};
+    if (ch >= size * kSmallLabel) return {LabelMode::Small, size * kSmallLabel, 1};
+    return {LabelMode::Positions, size, thinning(size, ch)};
+}
+
+// Columns: every token across, else smaller, else upright (read bottom to top), else positions.
+AxisLabelPlan plan_cols(const std::vector<std::string>* labels, int cols, float cw, float scale, bool upright = true) {
+    const float size = ImGui::GetFontSize(), small = size * kSmallLabel;
+    const float widest = widest_label(labels, cols, size);
+    if (!labels) return {LabelMode::Numbers, size, thinning(widest + 6 * scale, cw)};
+    if (widest + 4 * scale <= cw) return {LabelMode::All, size, 1};
+    if (widest * kSmallLabel + 3 * scale <= cw) return {LabelMode::Small, small, 1};
+    if (upright && small + 2 * scale <= cw) return {LabelMode::Upright, small, 1};
+    const float pos_w = text_w(position_label(labels, cols - 1), size) + 6 * scale;
+    return {LabelMode::Positions, size, thinning(pos_w, cw)};
+}
+
+// The column labels' band: a line, or the longest upright label (at most 80 px).
+float col_band(const Grid& g, const std::vector<std::string>* labels) {
+    if (g.col_plan.mode != LabelMode::Upright) return ImGui::GetTextLineHeight();
+    return std::max(ImGui::GetTextLineHeight(), std::min(widest_label(labels, g.cols, g.col_plan.size), 80.0f * g.scale));
+}
+
+void size_cells(Grid& g, const HeatmapOptions& opt, float width, float height, float top_h) {
+    const float max_cell = opt.max_cell > 0 ? opt.max_cell : 44.0f * g.scale;
+    g.cw = std::max(0.05f, std::min(max_cell, (width - g.label_w) / g.cols));
+    g.ch = std::max(0.05f, std::min(max_cell, (height - top_h) / g.rows));
+    if (opt.square && g.cw >= 4.0f * g.scale) g.cw = g.ch = std::min(g.cw, g.ch);
+}
+
 // Label gutters (row labels left, a head band and column labels on top) and cells that
 // stay square while they are big enough to read; a very wide matrix (L x 512) keeps thin
-// columns but tall rows, so it stays a readable band.
+// columns but tall rows, so it stays a readable band. Labels are planned after the cells:
+// all of them, smaller, upright, or positions — never a subset of the tokens.
 Grid layout(const float* values, int rows, int cols, int row_stride, const HeatmapOptions& opt, float width, float height) {
-    Grid g{values, rows, cols, row_stride, ImGui::GetFontSize() / 13.0f, 0, 0, {}, {}, 0, 0};
+    Grid g{values, rows, cols, row_stride, ImGui::GetFontSize() / 13.0f, 0, 0, {}, {}, 0, 0, {}, {}};
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     if (width <= 0) width = avail.x;
     if (height <= 0) height = std::max(avail.y, 40.0f * g.scale);
-    for (int r = 0; r < rows && r < 512; ++r)
-        g.label_w = std::max(g.label_w, ImGui::CalcTextSize(label_of(opt.row_labels, r).c_str()).x);
-    g.label_w = std::min(g.label_w, 90.0f * g.scale) + 6.0f * g.scale;
+    float widest_row = widest_label(opt.row_labels, rows, ImGui::GetFontSize());
+    if (opt.row_labels) widest_row = std::max(widest_row, text_w(position_label(opt.row_labels, rows - 1), ImGui::GetFontSize()));
+    g.label_w = std::min(widest_row, 90.0f * g.scale) + 6.0f * g.scale;
     g.band_h = opt.col_group > 0 ? 5.0f * g.scale : 0.0f;
-    const float top_h = ImGui::GetTextLineHeight() + g.band_h + 2.0f * g.scale;
-    const float max_cell = opt.max_cell > 0 ? opt.max_cell : 44.0f * g.scale;
-    g.cw = std::max(0.05f, std::min(max_cell, (width - g.label_w) / cols));
-    g.ch = std::max(0.05f, std::min(max_cell, (height - top_h) / rows));
-    if (opt.square && g.cw >= 4.0f * g.scale) g.cw = g.ch = std::min(g.cw, g.ch);
+    float top_h = ImGui::GetTextLineHeight() + g.band_h + 2.0f * g.scale;
+    size_cells(g, opt, width, height, top_h);
+    g.col_plan = plan_cols(opt.col_labels, cols, g.cw, g.scale);
+    if (g.col_plan.mode == LabelMode::Upright) {
+        top_h = col_band(g, opt.col_labels) + g.band_h + 2.0f * g.scale;
+        size_cells(g, opt, width, height, top_h);
+        // The taller band made the cells smaller: upright labels no longer fit, so positions.
+        if (g.col_plan.size + 2 * g.scale > g.cw) g.col_plan = plan_cols(opt.col_labels, cols, g.cw, g.scale, false);
+    }
+    g.row_plan = plan_rows(opt.row_labels, g.ch);
     g.origin = ImGui::GetCursorScreenPos();
     g.p0 = ImVec2(g.origin.x + g.label_w, g.origin.y + top_h);
     return g;
@@ -162,37 +237,80 @@ void draw_numbers(const Grid& g, const ColorRange& range) {
         }
 }
 
-// Row labels, head bands, column labels (every k-th so they never overlap).
-void draw_labels(const Grid& g, const HeatmapOptions& opt) {
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImU32 label_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const float line_h = ImGui::GetTextLineHeight();
-    const int row_every = std::max(1, static_cast<int>(std::ceil(line_h / g.ch)));
-    for (int r = 0; r < g.rows; r += row_every) {
-        const std::string label = label_of(opt.row_labels, r);
-        dl->PushClipRect(g.origin, ImVec2(g.origin.x + g.label_w - 4 * g.scale, g.p0.y + g.grid_h()), true);
-        dl->AddText(ImVec2(g.origin.x, g.p0.y + r * g.ch + (std::min(g.ch * row_every, line_h * 2) - line_h) * 0.5f),
-                    label_col, label.c_str());
-        dl->PopClipRect();
-        check_width("row label", label.c_str(), ImGui::CalcTextSize(label.c_str()).x, g.label_w - 4 * g.scale);
+std::string planned_label(const AxisLabelPlan& plan, const std::vector<std::string>* labels, int i) {
+    return plan.mode == LabelMode::Positions ? position_label(labels, i) : label_of(labels, i);
+}
+
+// Text turned a quarter to the left around `foot`, read bottom to top, inside the band
+// above it: the glyphs are laid out horizontally and their vertices rotated (ImGui 1.86
+// has no rotated text). The clip rectangle is set by hand because ImGui culls glyphs by
+// their unrotated place: it covers the laid-out line and, once turned, the band.
+bool add_upright_text(ImDrawList* dl, float size, ImVec2 foot, float band_top, ImU32 colour, const char* text, float w) {
+    const ImVec4 window = dl->_ClipRectStack.back();
+    if (foot.x + size > window.z || foot.x < window.x) return false;
+    dl->PushClipRect(ImVec2(foot.x - 1, std::max(band_top, window.y)), ImVec2(foot.x + std::max(w, size) + 1, std::min(foot.y, window.w)));
+    const int first = dl->VtxBuffer.Size;
+    dl->AddText(ImGui::GetFont(), size, ImVec2(foot.x, foot.y - size), colour, text);
+    for (int i = first; i < dl->VtxBuffer.Size; ++i) {
+        ImVec2& p = dl->VtxBuffer[i].pos;
+        const float dx = p.x - foot.x, dy = p.y - (foot.y - size);
+        p = ImVec2(foot.x + dy, foot.y - dx);
     }
+    dl->PopClipRect();
+    return true;
+}
+
+void draw_row_labels(const Grid& g, const HeatmapOptions& opt, ImU32 colour, std::vector<std::string>& drawn) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const AxisLabelPlan& plan = g.row_plan;
+    const float line_h = plan.size, gutter = g.label_w - 4 * g.scale;
+    for (int r = 0; r < g.rows; r += plan.every) {
+        const std::string label = planned_label(plan, opt.row_labels, r);
+        const float y = g.p0.y + r * g.ch + (std::min(g.ch * plan.every, line_h * 2) - line_h) * 0.5f;
+        if (plan.mode == LabelMode::Positions && y + line_h > g.p0.y + g.grid_h() + 0.5f) break;  // only whole positions
+        dl->PushClipRect(g.origin, ImVec2(g.origin.x + gutter, g.p0.y + g.grid_h()), true);
+        dl->AddText(ImGui::GetFont(), plan.size, ImVec2(g.origin.x, y), colour, label.c_str());
+        dl->PopClipRect();
+        check_width("row label", label.c_str(), text_w(label, plan.size), gutter);
+        drawn.push_back(label);
+    }
+}
+
+// Column labels start at their column; one the window's edge would cut is left out (it
+// can only be a position: tokens are planned to fit their columns).
+void draw_col_labels(const Grid& g, const HeatmapOptions& opt, ImU32 colour, std::vector<std::string>& drawn) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const AxisLabelPlan& plan = g.col_plan;
+    const float foot = g.p0.y - g.band_h - 2.0f * g.scale, band = foot - g.origin.y;
+    const float right = std::min(g.p0.x + g.grid_w() + 40 * g.scale, dl->GetClipRectMax().x);
+    for (int c = 0; c < g.cols; c += plan.every) {
+        const std::string label = planned_label(plan, opt.col_labels, c);
+        const float x = g.p0.x + c * g.cw, w = text_w(label, plan.size);
+        if (plan.mode == LabelMode::Upright) {
+            if (!add_upright_text(dl, plan.size, ImVec2(x + (g.cw - plan.size) * 0.5f, foot), g.origin.y, colour, label.c_str(), w))
+                continue;
+            check_width("column label", label.c_str(), w, band);
+        } else if (x + w <= right) {
+            dl->AddText(ImGui::GetFont(), plan.size, ImVec2(x, g.origin.y), colour, label.c_str());
+            check_width("column label", label.c_str(), w, plan.every > 1 ? right - x : g.cw);
+        } else {
+            continue;
+        }
+        drawn.push_back(label);
+    }
+}
+
+// Row labels, head bands, column labels.
+void draw_labels(const Grid& g, const HeatmapOptions& opt, HeatmapHit& hit) {
+    const ImU32 label_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    draw_row_labels(g, opt, label_col, hit.row_labels);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
     if (opt.col_group > 0)
         for (int k = 0; k * opt.col_group < g.cols; ++k)
             dl->AddRectFilled(ImVec2(g.p0.x + k * opt.col_group * g.cw, g.p0.y - g.band_h - 1),
                               ImVec2(g.p0.x + std::min(g.cols, (k + 1) * opt.col_group) * g.cw - 1, g.p0.y - 1), head_color(k));
-    float col_label_w = ImGui::CalcTextSize(label_of(opt.col_labels, g.cols - 1).c_str()).x;
-    for (int c = 0; c < g.cols && c < 64; ++c)
-        col_label_w = std::max(col_label_w, ImGui::CalcTextSize(label_of(opt.col_labels, c).c_str()).x);
-    col_label_w += 6 * g.scale;
-    int col_every = std::max(1, static_cast<int>(std::ceil(col_label_w / g.cw)));
-    if (col_every > 1) col_every = col_every <= 2 ? 2 : col_every <= 4 ? 4 : col_every <= 8 ? 8 : ((col_every + 15) / 16) * 16;
-    // Column labels start at their column; one the window's edge would cut is left out.
-    const float right = std::min(g.p0.x + g.grid_w() + col_label_w, dl->GetClipRectMax().x);
-    for (int c = 0; c < g.cols; c += col_every) {
-        const std::string label = label_of(opt.col_labels, c);
-        const float x = g.p0.x + c * g.cw;
-        if (x + ImGui::CalcTextSize(label.c_str()).x <= right) draw_text(dl, ImVec2(x, g.origin.y), label_col, label.c_str(), right - x, "column label");
-    }
+    draw_col_labels(g, opt, label_col, hit.col_labels);
+    hit.row_mode = g.row_plan.mode, hit.col_mode = g.col_plan.mode;
 }
 
 // The exact cell under the mouse, outlined.
@@ -224,7 +342,7 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
     if (!on_gpu) draw_cells_cpu(g, opt.range);
     else if (g.cw >= 6.0f && g.ch >= 6.0f) draw_gaps(g);
     draw_numbers(g, opt.range);
-    draw_labels(g, opt);
+    draw_labels(g, opt, hit);
     if (hovered) hover(g, hit);
     if (opt.highlight_row >= 0 && opt.highlight_row < rows)
         ImGui::GetWindowDrawList()->AddRect(ImVec2(g.p0.x - 1, g.p0.y + opt.highlight_row * g.ch - 1),

@@ -34,10 +34,23 @@ struct HeatmapOptions {
     unsigned long long gpu_version = 0;                // with gpu: changes when the values change
 };
 
+// How an axis is labelled: every label at the font size, every label smaller, every
+// label upright (columns), or every k-th position as "#k" (never a subset of the tokens,
+// which would read as the sequence); an axis without labels numbers every k-th index.
+enum class LabelMode { All, Small, Upright, Positions, Numbers };  // Numbers: an axis without labels, every k-th index
+struct AxisLabelPlan {
+    LabelMode mode = LabelMode::All;
+    float size = 0;  // font size in pixels
+    int every = 1;   // every k-th label is drawn (Positions, or numbered axes)
+};
+const char* label_mode_name(LabelMode m);
+
 struct HeatmapHit {
     int row = -1, col = -1;            // exact cell under the mouse, -1 when none
     float x = 0, y = 0;                // screen position of cell (0, 0)
     float cell_w = 0, cell_h = 0;      // cell size in pixels
+    LabelMode row_mode = LabelMode::All, col_mode = LabelMode::All;
+    std::vector<std::string> row_labels, col_labels;  // the labels drawn, in order
 };
 
 // Draws into the current window, at most `width` x `height` pixels (0 = available).

@@ -14,6 +14,7 @@
 #include "core/utf8.h"
 #include "interop/config_file.h"
 #include "key_bindings.h"
+#include "tooltip.h"
 #include "panels.h"
 #include "train_view.h"
 
@@ -243,9 +244,16 @@ void handle_keys(LabApp& app) {
     for (LabKey key : keys)
         for (const KeyBinding& b : key_bindings())
             if (std::find(b.keys.begin(), b.keys.end(), key) != b.keys.end()) b.act(app, 0);
-    for (ImWchar ch : io.InputQueueCharacters)
+    for (ImWchar ch : io.InputQueueCharacters) {
+        if (ch <= 32 || ch >= 128) continue;
+        if (app.pointer_on_fields) {
+            if (app.held_keys.size() < 24) app.held_keys += static_cast<char>(ch);
+            continue;
+        }
+        app.held_keys.clear();
         for (const KeyBinding& b : key_bindings())
-            if (ch > 0 && ch < 128 && std::strchr(b.chars, static_cast<char>(ch))) b.act(app, ch);
+            if (std::strchr(b.chars, static_cast<char>(ch))) b.act(app, ch);
+    }
 }
 
 }  // namespace
@@ -261,8 +269,15 @@ bool begin_panel(const char* name, const PanelRect& r, int extra_flags) {
                             ImGuiWindowFlags_NoFocusOnAppearing | extra_flags);
 }
 
+void panel_has_fields(LabApp& app) {
+    if (ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows | ImGuiHoveredFlags_AllowWhenBlockedByActiveItem))
+        app.pointer_on_fields = true;
+}
+
 void lab_frame(LabApp& app) {
     ++app.frame;
+    app.pointer_on_fields = false;
+    tooltip_begin_frame(app);
     app.rects.clear();
     app.heatmaps.clear();
     show_language(app);

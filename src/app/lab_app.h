@@ -49,7 +49,14 @@ struct HeatmapPlacement {
     int rows, cols;
     float x, y;                // top-left of cell (0, 0)
     float cell_w, cell_h;
+    LabelMode row_mode, col_mode;                      // how the axes are labelled (heatmap.h)
+    std::vector<std::string> row_labels, col_labels;  // the labels drawn
 };
+
+inline HeatmapPlacement placement_of(std::string tensor, std::vector<int> prefix, int rows, int cols, const HeatmapHit& hit) {
+    return {std::move(tensor), std::move(prefix), rows, cols, hit.x, hit.y, hit.cell_w, hit.cell_h,
+            hit.row_mode, hit.col_mode, hit.row_labels, hit.col_labels};
+}
 
 // Navigation keys, queued by the platform layer as they happen: Dear ImGui 1.86
 // keeps only "is down" state, so a press and release between two slow frames
@@ -104,6 +111,11 @@ struct LabApp {
     bool open_experiment_menu = false; // 'e' asks the pipeline bar to open the menu
 
     std::vector<LabKey> pending_keys;  // filled by the platform, drained by lab_frame
+    std::vector<UiRect> headers, headers_last;  // panels' headers, which tooltips avoid (tooltip.h)
+    float tooltip_hushed[2] = {-1, -1};  // where the clicked item is whose tooltip stays hidden until the pointer leaves
+    std::string tooltip_shown;         // this frame's widget tooltip, for state()
+    bool pointer_on_fields = false;    // this frame: the pointer is over a panel with input fields
+    std::string held_keys;             // characters typed there, not taken as shortcuts (said in the messages)
     HoverCell hover;
     std::vector<SweepPoint> sweep;     // the cost tab's measurement over L (empty until asked)
     bool cost_tab_open = false;

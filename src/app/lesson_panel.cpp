@@ -12,6 +12,7 @@
 
 #include "core/url_state.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "train_view.h"
 #include "panels.h"
 #include "text_wrap.h"
@@ -239,6 +240,7 @@ void draw_card(LabApp& app) {
     text_wrapped("%s", tr(app, lesson.title));
     const std::string& done = ls.done[ls.lesson];
     ImGui::TextDisabled("%s", say(app, Msg(UiStr::lv_progress, done_count(done), steps)).c_str());
+    note_header(app, ImGui::GetWindowPos().y);
     ImGui::Separator();
     text_wrapped("%s", tr(app, lesson.steps[ls.step].intro));
     ImGui::Spacing();

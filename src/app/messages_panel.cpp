@@ -33,6 +33,7 @@ std::vector<Message> messages(const LabApp& app) {
     // Without the font Chinese would not show: this one is said in English.
     if (app.fonts.cjk == FontLoad::Failed) out.push_back({kNoteColour, render(Msg(UiStr::lang_font_failed, app.fonts.cjk_error), Lang::En)});
     for (const Msg& n : app.notes) out.push_back({kNoteColour, say(app, n)});
+    if (!app.held_keys.empty()) out.push_back({kNoteColour, say(app, Msg(UiStr::ui_keys_held, app.held_keys))});
     return out;
 }
 
@@ -51,7 +52,7 @@ float messages_panel_height(const LabApp& app, float width, float max_h) {
 void draw_messages_panel(LabApp& app, const PanelRect& r) {
     const std::vector<Message> list = messages(app);
     if (list.empty()) return;
-    const bool notes = !app.notes.empty();
+    const bool notes = !app.notes.empty() || !app.held_keys.empty();
     ImGui::PushStyleColor(ImGuiCol_Border, app.errors.empty() ? kNoteColour : kErrorColour);
     begin_panel("Messages", r, ImGuiWindowFlags_NoTitleBar);
     ImGui::PopStyleColor();
@@ -64,7 +65,7 @@ void draw_messages_panel(LabApp& app, const PanelRect& r) {
         const bool dismissed = ImGui::SmallButton(dismiss.c_str());
         check_item(dismiss.c_str());
         lab_note_rect(app, "messages:dismiss");
-        if (dismissed) app.notes.clear();
+        if (dismissed) app.notes.clear(), app.held_keys.clear();
     }
     int i = 0;
     for (const Message& m : list) {

@@ -9,6 +9,7 @@
 
 #include "core/stages.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "panels.h"
 #include "text_fit.h"
 #include "stepper_model.h"
@@ -43,7 +44,7 @@ void draw_language_switch(LabApp& app) {
         check_item(labels[i]);
         ImGui::PopStyleColor();
         lab_note_rect(app, std::string("lang:") + lang_code(lang));
-        if (ImGui::IsItemHovered() && !current) ImGui::SetTooltip("%s", tr(app, UiStr::lang_toggle_tip));
+        if (!current) item_tooltip(app, tr(app, UiStr::lang_toggle_tip));
     }
 }
 
@@ -88,7 +89,10 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
     const bool separators = labels + style.FramePadding.x * 2 * n + sep * (n - 1) <= avail;
     const float spacing = separators ? sep : style.ItemSpacing.x;
     const float pad = std::clamp((avail - spacing * (n - 1) - labels) / (2 * n), 2.0f, style.FramePadding.x);
-    const float squeeze = std::min(1.0f, (avail - spacing * (n - 1)) / (labels + pad * 2 * n));
+    // Still too wide (a model's fourteen chips at 1024 px): a smaller font before any label is cut.
+    const float font_scale = std::clamp((avail - spacing * (n - 1) - pad * 2 * n) / labels, 0.75f, 1.0f);
+    ImGui::SetWindowFontScale(font_scale);
+    const float squeeze = std::min(1.0f, (avail - spacing * (n - 1)) / (labels * font_scale + pad * 2 * n));
     for (size_t i = 0; i < places.size(); ++i) {
         if (i && !separators) ImGui::SameLine();
         if (i && separators) {
@@ -114,8 +118,9 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         check_width("chip", label.c_str(), need, w);
         lab_note_rect(app, std::string("chip:") + texts[i].key);
         ImGui::PopStyleColor(2);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", tr(app, texts[i].title), tr(app, texts[i].formula));
+        item_tooltip(app, (std::string(tr(app, texts[i].title)) + "\n" + tr(app, texts[i].formula)).c_str());
     }
+    ImGui::SetWindowFontScale(1.0f);
     ImGui::End();
 }
 

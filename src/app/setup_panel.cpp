@@ -7,8 +7,10 @@
 #include <string>
 
 #include "text_fit.h"
+#include "text_wrap.h"
 #include "core/tokens.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "panels.h"
 #include "presets.h"
 
@@ -68,7 +70,7 @@ bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char
     if (wrong) ImGui::PopStyleColor();
     check_item(widget.c_str());
     lab_note_rect(app, std::string("knob:") + id);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+    item_tooltip(app, help);
     return changed;
 }
 
@@ -99,7 +101,7 @@ bool draw_presets(LabApp& app) {
             lab_set_token_text(app, choice.token_text);
             changed = true;
         }
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, p.what));
+        item_tooltip(app, tr(app, p.what));
     }
     return changed;
 }
@@ -120,7 +122,7 @@ bool draw_sizes(LabApp& app) {
         c.kv_len = c.cross ? c.seq_len + 2 : 0;
         changed = true;
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::ui_setup_cross_tip));
+    item_tooltip(app, tr(app, UiStr::ui_setup_cross_tip));
     if (c.cross) changed |= int_knob(app, "kv_len", tr(app, UiStr::ui_knob_kv_len), &c.kv_len, tr(app, UiStr::ui_knob_kv_len_tip));
     changed |= int_knob(app, "batch", tr(app, UiStr::ui_knob_batch), &c.batch, tr(app, UiStr::ui_knob_batch_tip));
     int seed = static_cast<int>(c.seed);
@@ -203,18 +205,23 @@ bool draw_mask(LabApp& app, bool changed) {
     changed |= ImGui::RadioButton("-1e9", &fill, 1);
     check_item("-1e9");
     c.mask_fill = static_cast<MaskFill>(fill);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::ui_setup_fill_tip));
+    item_tooltip(app, tr(app, UiStr::ui_setup_fill_tip));
     return changed;
 }
 
-bool draw_switches_and_tokens(LabApp& app) {
+bool draw_switches(LabApp& app) {
     AttentionConfig& c = app.config;
     bool changed = false;
     text_wrapped_disabled(tr(app, UiStr::ui_setup_switches));
     changed |= checkbox(ui_label(app, UiStr::ui_switch_scale, "scale"), &c.scale);
     changed |= checkbox(ui_label(app, UiStr::ui_switch_pe, "pe"), &c.pe);
     changed |= checkbox(ui_label(app, UiStr::ui_switch_bias, "bias"), &c.bias);
-    ImGui::Separator();
+    return changed;
+}
+
+bool draw_tokens(LabApp& app) {
+    AttentionConfig& c = app.config;
+    bool changed = false;
     text_wrapped_disabled(tr(app, UiStr::ui_setup_tokens));
     ImGui::SetNextItemWidth(-1);
     const char* hint = tr(app, UiStr::ui_setup_tokens_hint);
@@ -231,17 +238,40 @@ bool draw_switches_and_tokens(LabApp& app) {
     return changed;
 }
 
-}  // namespace
+// While the stepper shows a model, the knobs are not its sizes: the panel shows the
+// model's (read-only) instead, and keeps only the tokens field a coref model reads.
+void draw_model_sizes(LabApp& app) {
+    const AttentionConfig& m = app.trace.config;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.78f, 0.35f, 1));
+    text_wrapped("%s", tr(app, UiStr::stp_setup_model_shown));
+    ImGui::PopStyleColor();
+    lab_note_rect(app, "stepper:setup_note");
+    const int layers = app.training.trainer ? app.training.trainer->layout().shape.layers : 1;
+    const std::pair<std::string, int> rows[] = {
+        {"d_model", m.d_model}, {tr(app, UiStr::ui_knob_heads), m.heads}, {"d_k = d_v", m.heads > 0 ? m.d_model / m.heads : 0},
+        {tr(app, UiStr::ui_knob_seq_len), m.seq_len}, {"L_kv", m.L_kv()}, {tr(app, UiStr::ui_knob_batch), m.batch},
+        {tr(app, UiStr::stp_setup_layers), layers}};
+    if (ImGui::BeginTable("model_sizes", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+        for (const auto& row : rows) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            text_wrapped_disabled(row.first.c_str());
+            ImGui::TableNextColumn();
+            textf("%d", row.second);
+        }
+        ImGui::EndTable();
+    }
+    lab_note_rect(app, "stepper:model_sizes");
+    text_wrapped_disabled(tr(app, UiStr::stp_setup_knobs_back));
+}
 
-void draw_setup_panel(LabApp& app, const PanelRect& r) {
-    begin_panel(ui_label(app, UiStr::ui_setup_window, "Setup").c_str(), r);
-    if (app.stepper.shown) {  // the knobs below are not the shown model's sizes: say so
-        const AttentionConfig& m = app.trace.config;
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.78f, 0.35f, 1));
-        text_wrapped("%s", say(app, Msg(UiStr::stp_setup_model_shown, m.d_model, m.heads)).c_str());
-        ImGui::PopStyleColor();
-        lab_note_rect(app, "stepper:setup_note");
+// The knobs, or the shown model's sizes; true when a knob changed.
+bool draw_setup_body(LabApp& app) {
+    if (app.stepper.shown) {
+        draw_model_sizes(app);
+        if (!app.training.trainer || app.training.trainer->task().kind != TaskKind::Coref) return false;
         ImGui::Separator();
+        return draw_tokens(app);
     }
     bool changed = draw_presets(app);
     ImGui::Separator();
@@ -249,15 +279,29 @@ void draw_setup_panel(LabApp& app, const PanelRect& r) {
     ImGui::Separator();
     changed = draw_mask(app, changed);
     ImGui::Separator();
-    changed |= draw_switches_and_tokens(app);
-    if (changed) {
-        fit_mask_params(app.config);
-        app.dirty = true;
-    }
+    changed |= draw_switches(app);
+    ImGui::Separator();
+    changed |= draw_tokens(app);
+    if (changed) fit_mask_params(app.config);
     ImGui::Separator();
     draw_config_loader(app);
+    return changed;
+}
+
+}  // namespace
+
+// The body scrolls; the line saying how long the recompute took stays under it, whole.
+void draw_setup_panel(LabApp& app, const PanelRect& r) {
+    begin_panel(ui_label(app, UiStr::ui_setup_window, "Setup").c_str(), r, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    panel_has_fields(app);
+    const std::string footer = say(app, Msg(UiStr::ui_setup_recomputed, app.recompute_ms));
+    const float footer_h = wrapped_height(footer.c_str(), ImGui::GetContentRegionAvail().x) + ImGui::GetStyle().ItemSpacing.y * 2;
+    ImGui::BeginChild("body", ImVec2(0, -footer_h));
+    if (draw_setup_body(app)) app.dirty = true;
+    ImGui::EndChild();
     ImGui::Separator();
-    text_wrapped_disabled(say(app, Msg(UiStr::ui_setup_recomputed, app.recompute_ms)).c_str());
+    text_wrapped_disabled(footer.c_str());
+    lab_note_rect(app, "setup:recomputed");
     ImGui::End();
 }
 

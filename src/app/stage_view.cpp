@@ -13,6 +13,7 @@
 #include "core/stages.h"
 #include "heatmap.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "panels.h"
 #include "stepper_model.h"
 #include "text_fit.h"
@@ -112,8 +113,10 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
         for (long i = 0; i < count; ++i) masked |= s.data[i] <= -1e8f, nan |= std::isnan(s.data[i]);
         ColorLegend(opt.range, masked, nan, tr(app, UiStr::ui_legend_masked));
     }
-    opt.row_labels = &rows;
-    opt.col_labels = &cols;
+    // Positions carry tokens; a feature axis (d_model, d_k) is numbered by the heatmap.
+    const auto is_position = [](const std::string& dim) { return dim.rfind("L", 0) == 0; };
+    opt.row_labels = is_position(s.row_dim) ? &rows : nullptr;
+    opt.col_labels = is_position(s.col_dim) ? &cols : nullptr;
     opt.col_group = col_group;
     std::string key = t.name;
     for (int i : s.prefix) key += "/" + std::to_string(i);
@@ -121,7 +124,7 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     opt.gpu_key = key.c_str();
     opt.gpu_version = app.generation;
     const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt);
-    app.heatmaps.push_back({t.name, s.prefix, s.rows, s.cols, hit.x, hit.y, hit.cell_w, hit.cell_h});
+    app.heatmaps.push_back(placement_of(t.name, s.prefix, s.rows, s.cols, hit));
     if (hit.row >= 0) hover_cell(app, id, grad, s, hit, opt.range, rows, cols);
 }
 
@@ -221,6 +224,7 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     const AttentionConfig& c = app.trace.config;
     textf("%d / %d  %s", at + 1, static_cast<int>(places.size()), tr(app, text.title));
     text_after(tr(app, text.backward && stepper_grads(app) ? text.backward->formula : text.formula));
+    note_header(app, ImGui::GetWindowPos().y);
     draw_stepper_header(app);
     draw_selection(app);
     if (!app.stepper.shown) draw_untrained_note(app);  // else the header says which weights

@@ -42,7 +42,8 @@ void write_layout(const LabApp& app, Json& s) {
     for (const HeatmapPlacement& h : app.heatmaps)
         heatmaps.push_back({{"tensor", h.tensor}, {"prefix", h.prefix}, {"rows", h.rows}, {"cols", h.cols},
                             {"x", json_number(h.x)}, {"y", json_number(h.y)}, {"cell_w", json_number(h.cell_w)},
-                            {"cell_h", json_number(h.cell_h)}});
+                            {"cell_h", json_number(h.cell_h)}, {"row_mode", label_mode_name(h.row_mode)},
+                            {"col_mode", label_mode_name(h.col_mode)}, {"row_labels", h.row_labels}, {"col_labels", h.col_labels}});
     s["layout"] = layout;
     s["heatmaps"] = heatmaps;
 }
@@ -87,6 +88,8 @@ std::string lab_state_json(const LabApp& app) {
     s["sweep"] = sweep_json(app);
     s["notes"] = messages_json(app, app.notes);
     s["last_action"] = say(app, app.last_action);
+    s["held_keys"] = app.held_keys;
+    s["tooltip"] = app.tooltip_shown;
     s["url_hash"] = lab_url_hash(app);
     write_layout(app, s);
     s["help"] = app.show_help;

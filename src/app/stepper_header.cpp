@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lab_app.h"
+#include "tooltip.h"
 #include "stepper_model.h"
 #include "text_wrap.h"
 
@@ -32,7 +33,7 @@ bool pick(LabApp& app, const std::string& text, const std::string& id, bool on, 
     const bool clicked = ImGui::SmallButton(label.c_str());
     ImGui::PopStyleColor();
     lab_note_rect(app, "stepper:" + id);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, tip));
+    item_tooltip(app, tr(app, tip));
     return clicked && !on;
 }
 
@@ -105,7 +106,7 @@ void draw_stepper_header(LabApp& app) {
     next_item(ImGui::GetFrameHeight() + ImGui::CalcTextSize(backward.c_str(), nullptr, true).x + ImGui::GetStyle().ItemInnerSpacing.x);
     ImGui::Checkbox(backward.c_str(), &st.sel.backward);
     lab_note_rect(app, "stepper:backward");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::stp_backward_tip));
+    item_tooltip(app, tr(app, UiStr::stp_backward_tip));
     if (st.shown) {
         const ModelTrace& m = st.model;
         std::string q, k;

@@ -163,16 +163,22 @@ protected:
                  tr(app, UiStr::tx_axis_training_loss), axes);
     }
 
-    // Held-out accuracy of every run at its last evaluation, as bars.
+    // Held-out accuracy of every run at its last evaluation, as bars. A run still training
+    // shows its latest evaluation, said to be provisional and drawn faded.
     void accuracy_bars(LabApp& app, float w) const {
-        ImGui::TextDisabled("%s", tr(app, UiStr::tx_final_accuracy));
+        ImGui::TextDisabled("%s", tr(app, busy() ? UiStr::tx_accuracy_so_far : UiStr::tx_final_accuracy));
         for (size_t i = 0; i < count(); ++i) {
-            const EvalReport* e = final_eval(run(i));
-            const std::string label = e ? say(app, Msg(UiStr::tx_accuracy_bar, run(i).label, 100 * e->exact_accuracy, 100 * e->token_accuracy))
-                                        : say(app, run(i).label);
-            ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImGui::ColorConvertU32ToFloat4(head_color(static_cast<int>(i))));
+            const Run& r = run(i);
+            const EvalReport* e = final_eval(r);
+            std::string label = say(app, r.label);
+            if (e && r.done) label = say(app, Msg(UiStr::tx_accuracy_bar, r.label, 100 * e->exact_accuracy, 100 * e->token_accuracy));
+            else if (e) label = say(app, Msg(UiStr::tx_accuracy_bar_live, r.label, 100 * e->exact_accuracy, e->step, r.config.steps));
+            ImVec4 colour = ImGui::ColorConvertU32ToFloat4(head_color(static_cast<int>(i)));
+            if (!r.done) colour.w = 0.45f;
+            ImGui::PushStyleColor(ImGuiCol_PlotHistogram, colour);
             ImGui::ProgressBar(e ? static_cast<float>(e->exact_accuracy) : 0.0f, ImVec2(w, 0), label.c_str());
             ImGui::PopStyleColor();
+            check_item(label.c_str());
         }
     }
 
@@ -426,7 +432,8 @@ class PeTraining : public TrainingPanel {
 
     void draw_results(LabApp& app) override {
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        loss_beside_bars(app, "tx_pe_loss", avail.y * 0.5f, tr(app, UiStr::tx_pe_why));
+        const std::string verdict = say_verdict(app);
+        loss_beside_bars(app, "tx_pe_loss", avail.y * 0.5f, verdict.c_str());
         ImGui::TextDisabled("%s", tr(app, UiStr::tx_pe_maps));
         const float side = std::min(avail.y * 0.18f, avail.x / 9);
         for (size_t i = 0; i < 2 && i < count(); ++i) {  // reverse with and without PE: the cross-attention
@@ -438,6 +445,29 @@ class PeTraining : public TrainingPanel {
     }
 
     void write_run(const Run& r, Json& j) const override { j["task"] = task_name(r.config.task), j["pe"] = r.config.pe; }
+
+    void write_state(Json& out, Lang lang) const override {
+        TrainingPanel::write_state(out, lang);
+        if (runs_) out["verdict"] = render(verdict(), lang);
+    }
+
+    // Said only from the final figures: while any model trains, that the verdict waits for
+    // them; then each task's gap, and the claim only where the gap shows it.
+    Msg verdict() const {
+        if (busy() || count() != 4) return Msg(UiStr::tx_pe_wait);
+        double acc[4];
+        for (size_t i = 0; i < 4; ++i) {
+            const EvalReport* e = final_eval(run(i));
+            acc[i] = e ? 100 * e->exact_accuracy : 0;
+        }
+        constexpr double kNeeds = 20, kSame = 10;  // points of sequence accuracy; 128 held-out samples
+        const double reverse_gap = acc[0] - acc[1], sort_gap = acc[2] - acc[3];
+        Msg m(UiStr::tx_pe_figures, acc[0], acc[1], acc[2], acc[3]);
+        m.then(reverse_gap >= kNeeds ? Msg(UiStr::tx_pe_reverse_needs, reverse_gap) : Msg(UiStr::tx_pe_reverse_unclear, reverse_gap));
+        m.then(sort_gap <= kSame ? Msg(UiStr::tx_pe_sort_same, std::fabs(sort_gap)) : Msg(UiStr::tx_pe_sort_behind, sort_gap));
+        return m;
+    }
+    std::string say_verdict(LabApp& app) const { return say(app, verdict()); }
 };
 
 // Where a training loss falls: the step at which its smoothed value crosses halfway

@@ -9,6 +9,7 @@
 
 #include "heatmap.h"
 #include "lab_app.h"
+#include "tooltip.h"
 #include "line_plot.h"
 #include "text_wrap.h"
 #include "train_view.h"
@@ -103,7 +104,7 @@ void draw_run_buttons(LabApp& app) {
     if (ImGui::Button(open.c_str()) && idle) training_open_shipped(app);
     if (!idle) ImGui::EndDisabled();
     lab_note_rect(app, "train:open_trained");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_open_trained_tip));
+    item_tooltip(app, tr(app, UiStr::tv_open_trained_tip));
 }
 
 void draw_exports(LabApp& app) {
@@ -114,13 +115,13 @@ void draw_exports(LabApp& app) {
         app.host.save_file(name, bytes, "application/x-tar");
         app.last_action = Msg(UiStr::ui_export_saved, name, bytes.size());
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_export_checkpoint_tip));
+    item_tooltip(app, tr(app, UiStr::tv_export_checkpoint_tip));
     if (button(app, UiStr::tv_export_script, "export:train_script", can)) {
         const std::string name = training_script_name(app), bytes = training_script(app);
         app.host.save_file(name, bytes, "text/x-python");
         app.last_action = Msg(UiStr::ui_export_saved, name, bytes.size());
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_export_script_tip));
+    item_tooltip(app, tr(app, UiStr::tv_export_script_tip));
 }
 
 // The learning-rate schedule: a choice, then its numbers.
@@ -131,7 +132,7 @@ bool draw_lr_knob(LabApp& app, TrainConfig& c) {
     field_width(label);
     bool changed = ImGui::Combo(label.c_str(), &schedule, items, 2);
     lab_note_rect(app, "train:knob:lr");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_tip_lr));
+    item_tooltip(app, tr(app, UiStr::tv_tip_lr));
     c.lr.schedule = schedule ? LrSchedule::Paper : LrSchedule::Const;
     auto number = [&](UiStr text, const char* id, double* v, double step, const char* format) {
         const std::string l = ui_label(app, text, id);
@@ -167,7 +168,7 @@ bool draw_knob(LabApp& app, const ConfigKey& k, const KnobText& text, TrainConfi
         if ((changed = ImGui::InputInt(label.c_str(), &v, 1, 8))) k.set(&c, v);
     }
     lab_note_rect(app, id);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, text.tip));
+    item_tooltip(app, tr(app, text.tip));
     return changed;
 }
 
@@ -201,12 +202,13 @@ void draw_train_button(LabApp& app) {
     const bool clicked = ImGui::SmallButton(ui_label(app, UiStr::tv_menu_button, "train_button").c_str());
     ImGui::PopStyleColor();
     lab_note_rect(app, "menu:train");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_menu_tip));
+    item_tooltip(app, tr(app, UiStr::tv_menu_tip));
     if (clicked) training_open_view(app);
 }
 
 void draw_train_knobs(LabApp& app, const PanelRect& r) {
     begin_panel(ui_label(app, UiStr::tv_knobs_window, "TrainKnobs").c_str(), r);
+    panel_has_fields(app);
     draw_task_buttons(app);
     ImGui::Separator();
     draw_run_buttons(app);
@@ -349,7 +351,7 @@ void draw_timeline(LabApp& app) {
     field_width(label);
     if (ImGui::SliderInt(label.c_str(), &at, 0, n, shown.c_str())) ts.timeline = at >= n ? -1 : at;
     lab_note_rect(app, "train:timeline");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_timeline_tip));
+    item_tooltip(app, tr(app, UiStr::tv_timeline_tip));
 }
 
 void draw_knockout_line(LabApp& app) {
@@ -407,7 +409,7 @@ void draw_head_map(LabApp& app, const AttentionMap& m, int block, int head, floa
     if (ImGui::SmallButton(text.c_str())) training_toggle_head(app, block, head);
     ImGui::PopStyleColor(2);
     lab_note_rect(app, id);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr(app, UiStr::tv_head_tip));
+    item_tooltip(app, tr(app, UiStr::tv_head_tip));
     const TaskSpec& spec = ts.trainer->task();
     const std::vector<std::string> rows = labels_of(m.queries, spec), cols = labels_of(m.keys, spec);
     HeatmapOptions opt;
@@ -419,7 +421,7 @@ void draw_head_map(LabApp& app, const AttentionMap& m, int block, int head, floa
     opt.gpu_version = ts.shown.weights * 7919 + static_cast<unsigned>(ts.timeline + 1) * 31 + ts.sample_index;
     const float* w = m.weights.data() + static_cast<size_t>(head) * m.L_q * m.L_kv;
     const HeatmapHit hit = MatrixHeatmap(id.c_str(), w, m.L_q, m.L_kv, m.L_kv, opt, side, side);
-    app.heatmaps.push_back({"train_map", {block, head}, m.L_q, m.L_kv, hit.x, hit.y, hit.cell_w, hit.cell_h});
+    app.heatmaps.push_back(placement_of("train_map", {block, head}, m.L_q, m.L_kv, hit));
     ImGui::EndGroup();
 }
 

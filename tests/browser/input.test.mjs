@@ -179,12 +179,12 @@ async function checkWheel(t, id, opts = {}) {
 
 test('input: the wheel scrolls the setup panel both ways (1280x800, the learner\'s screen)', async (t) => {
   await openLab(t, '#stage=input');
-  await checkWheel(t, 'Setup', { fy: 0.3 });
+  await checkWheel(t, 'Setup/body', { fy: 0.3 });
 });
 
 test('input: the wheel scrolls setup, explain, dimensions and cost at 1024x640', async (t) => {
   await openLab(t, '#d_model=512&heads=8&seq_len=10&batch=2&all=1&stage=softmax');
-  await checkWheel(t, 'Setup', { fy: 0.3 });
+  await checkWheel(t, 'Setup/body', { fy: 0.3 });
   await checkWheel(t, 'Explain', { fy: 0.3 });
   await checkWheel(t, 'Dimensions/dims');
   const s = await waitSettled(t, { timeout: T });
@@ -218,17 +218,17 @@ test('input: the wheel scrolls an experiment\'s columns; the help overlay takes 
 
 test('input: the wheel at devicePixelRatio 2, and in lines (deltaMode 1)', async (t) => {
   await openLab(t, '#stage=input');
-  await checkWheel(t, 'Setup', { fy: 0.3, dpr: 2 });
+  await checkWheel(t, 'Setup/body', { fy: 0.3, dpr: 2 });
   // A wheel that counts lines (Firefox's): 3 lines are one notch.
   const s = await waitSettled(t, { timeout: T });
-  const r = region(s, 'Setup');
-  await wheel(t, 'Setup', -100000, { dpr: 2 });
+  const r = region(s, 'Setup/body');
+  await wheel(t, 'Setup/body', -100000, { dpr: 2 });
   await t.page.evaluate(({ x, y }) => {
     const canvas = document.getElementById('canvas');
     canvas.dispatchEvent(new WheelEvent('wheel', { deltaY: 3, deltaMode: 1, clientX: x, clientY: y, bubbles: true, cancelable: true }));
   }, { x: (r.x + r.w / 2) / 2, y: (r.y + r.h * 0.3) / 2 });
   const after = await waitSettled(t, { timeout: T });
   const notch = Math.min(5 * after.font_size, 0.67 * r.h);
-  assert(Math.abs(after.scroll.Setup.scroll_y - Math.min(r.max_y, notch)) <= 1.5,
-    `3 lines scrolled ${after.scroll.Setup.scroll_y}, expected a notch (${notch.toFixed(1)})`);
+  assert(Math.abs(after.scroll['Setup/body'].scroll_y - Math.min(r.max_y, notch)) <= 1.5,
+    `3 lines scrolled ${after.scroll['Setup/body'].scroll_y}, expected a notch (${notch.toFixed(1)})`);
 }, { viewport: { width: 1024, height: 640 }, deviceScaleFactor: 2 });

@@ -232,7 +232,7 @@ test('interop: a pasted TOML or JSON config loads; ignored keys and errors becom
   const onScreen = async (key) => {
     for (let i = 0; i < 30; i++) {
       const s = await waitSettled(t, { timeout: T });
-      const win = s.scroll.Setup, r = s.layout[key];
+      const win = s.scroll['Setup/body'], r = s.layout[key];
       if (inside(r, win)) return r;
       await t.page.mouse.move(win.x + win.w / 2, win.y + win.h / 2);
       await t.page.mouse.wheel(0, r && r.y < win.y ? -100 : 100);

@@ -349,7 +349,7 @@ export async function scrollSetupTo(t, key, timeout = 10000) {
   const inside = (r, w) => r && r.x >= w.x - 0.5 && r.y >= w.y - 0.5 && r.x + r.w <= w.x + w.w + 0.5 && r.y + r.h <= w.y + w.h + 0.5;
   for (let i = 0; i < 30; i++) {
     const s = await waitSettled(t, { timeout });
-    const win = s.scroll.Setup, r = s.layout[key];
+    const win = s.scroll['Setup/body'], r = s.layout[key];
     if (!win || inside(r, win)) return s;
     await t.page.mouse.move(win.x + win.w / 2, win.y + win.h / 2);
     await t.page.mouse.wheel(0, r && r.y < win.y ? -100 : 100);
