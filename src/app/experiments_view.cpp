@@ -491,9 +491,9 @@ public:
                               {"max_row_sum_error", json_number(m.max_row_sum_error)},
                               {"future_weight", json_number(m.future_weight)}, {"output_diff", json_number(m.output_diff)},
                               {"symptom", render(m.symptom, lang)}, {"claim", render(m.claim, lang)},
-                              {"buggy_line", m.buggy_line}, {"nan_rows", m.nan_rows}, {"story", story_json(m, lang)}});
+                              {"buggy_line", m.buggy_line}, {"nan_rows", m.nan_rows}, {"story", story_json(m, lang)},
+                              {"mask_length", m.mask_length}});
         out["selected"] = selected_, out["series"] = series;
-        if (!results_.empty()) out["mask_length"] = results_[0].mask_length;
     }
 
 private:
