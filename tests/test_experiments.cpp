@@ -456,6 +456,8 @@ TEST_CASE("mistakes: the wrong mask's length is the learner's; it raises unless 
         CHECK(contains(r.story[3].error, scores_first));
         CHECK(contains(r.buggy_line, "torch.ones(" + std::to_string(n) + ", " + std::to_string(n) + ")"));
     }
+    // Only this mistake builds a mask for another length (the page shows its knob for that alone).
+    for (const MistakeSpec& m : mistakes()) CHECK((run_mistake(m, c).mask_length > 0) == (std::string(m.key) == "mask_wrong_length"));
     // Without a choice the length follows the keys: half of them.
     c.mask = MaskKind::Causal;
     for (int L : {4, 6, 10, 16}) {

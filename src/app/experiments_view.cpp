@@ -507,7 +507,7 @@ private:
         return steps;
     }
 
-    // The mask-length knob of "Mask built for another length": it shows the length in use
+    // The knob of a mistake that builds a mask for another length: it shows the length in use
     // (half the keys until the learner picks one).
     void draw_mask_length(LabApp& app, const MistakeResult& m) {
         const AttentionConfig& c = m.correct.config;
@@ -544,7 +544,7 @@ private:
     void draw_detail(LabApp& app, const MistakeResult& m) {
         const ImVec4 red(1.0f, 0.55f, 0.5f, 1), green(0.62f, 0.85f, 0.62f, 1);
         text_wrapped("%s", say(app, m.title).c_str());
-        if (m.key == "mask_wrong_length") draw_mask_length(app, m);
+        if (m.mask_length > 0) draw_mask_length(app, m);
         text_disabled(tr(app, UiStr::xv_buggy));
         code_line(m.buggy_line, red);
         text_disabled(tr(app, UiStr::xv_correct));

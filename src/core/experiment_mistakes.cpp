@@ -360,7 +360,7 @@ int mask_clash(int n, int Lq, int Lkv) {
 // up to PyTorch's first error. A mask that broadcasts can still change the shapes: with one
 // key it widens the scores (weights @ v fails), with one query it adds rows (the concat fails).
 void run_mask_wrong_length(const MistakeContext& x, MistakeResult& r) {
-    const int n = x.short_len, dim = mask_clash(n, x.Lq, x.Lkv);
+    const int n = r.mask_length = x.short_len, dim = mask_clash(n, x.Lq, x.Lkv);
     const int rows = std::max(x.Lq, n), cols = std::max(x.Lkv, n);  // the scores after broadcasting
     r.story = {ran(fill_in("mask = torch.tril(torch.ones({short}, {short}))", x), {n, n})};
     const std::string masked = fill_in("scores = scores.masked_fill(mask == 0, {fill})", x);
@@ -702,7 +702,6 @@ MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base, con
     r.title = m.title;
     r.buggy_line = fill_in(m.buggy_line, x);
     r.correct_line = fill_in(m.correct_line, x);
-    r.mask_length = x.short_len;
     m.run(x, r);
     if (r.runs) {
         measure(x, r);

@@ -135,7 +135,7 @@ struct MistakeResult {
     double mean_max_weight = 0;             // mean over rows of the largest weight, buggy run
     double correct_mean_max_weight = 0;     //   ... correct run
     std::vector<MistakeStep> story; // the lines after the buggy one, as PyTorch runs them (empty: not followed)
-    int mask_length = 0;            // the length the wrong-length mask is built for (this run's)
+    int mask_length = 0;            // the length its wrong-length mask is built for (0: it builds no mask)
     Tensor weights;                 // the buggy run's (B, h, L_q, L_kv) weights (empty when !runs)
     Tensor output;                  // the buggy run's (B, L_q, d_model) output (empty when !runs)
     Trace correct;                  // the correct run it is compared with
