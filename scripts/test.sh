@@ -2,6 +2,7 @@
 # test.sh — the README's second command: installs what is missing, builds native
 # and web, then runs every suite; exits non-zero if any fails.
 #   suites: doctest (native, ctest) · doctest compiled to wasm (Node) ·
+#           PyTorch re-running the mistakes lab's buggy lines (tests/fixtures/mistakes) ·
 #           PyTorch check of `attnlab trace --out` dumps and of exported scripts ·
 #           PyTorch replay of `attnlab train --out` runs (gradients, losses, nn layers) ·
 #           PyTorch check of `attnlab trace --checkpoint` dumps (block stages, every gradient) ·
@@ -72,6 +73,15 @@ suite() {  # suite NAME COMMAND...
 
 native_doctest() { ctest --test-dir "$here/build/native" --output-on-failure; }
 wasm_doctest() { (cd "$here/build/web" && node --no-experimental-fetch lab_tests.js --no-colors=true); }
+
+torch_mistakes() {
+  # The mistakes lab's error texts and shapes are compared (doctest) with the facts in
+  # tests/fixtures/mistakes/pytorch.tsv; here PyTorch runs the buggy lines again and must
+  # still say exactly those facts.
+  /usr/bin/python3 "$here/tests/torch/mistake_errors.py" > "$out/mistakes-pytorch.tsv" || return 1
+  diff "$here/tests/fixtures/mistakes/pytorch.tsv" "$out/mistakes-pytorch.tsv" || return 1
+  echo "PyTorch says all $(grep -vc '^#' "$out/mistakes-pytorch.tsv") facts of tests/fixtures/mistakes/pytorch.tsv"
+}
 
 torch_dumps() {  # torch_dumps [ATTNLAB [TAG]]: TAG names the dump folders of another build
   # Any valid configuration's dump must be reproduced by PyTorch from its own inputs and weights.
@@ -170,6 +180,7 @@ PY
 
 suite "doctest (native)" native_doctest
 suite "doctest (wasm under Node)" wasm_doctest
+suite "PyTorch raises the mistakes lab's errors" torch_mistakes
 suite "PyTorch reproduces attnlab dumps" torch_dumps
 suite "PyTorch runs exported scripts" bash "$here/tests/torch/check_exported_scripts.sh" "$here/build/native/attnlab" "$out/exported-scripts"
 suite "PyTorch reproduces attnlab train runs (reference BLAS and OpenBLAS)" train_runs "$here/build/native/attnlab" "$out/train"

@@ -18,6 +18,8 @@ const MistakeSpec& spec(const char* key) {
     return *m;
 }
 
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
 MistakeResult mistake(const char* key, int d_model, int heads, int seq_len, int batch, MaskFill fill = MaskFill::NegInf) {
     AttentionConfig c;
     c.d_model = d_model, c.heads = heads, c.seq_len = seq_len, c.batch = batch, c.mask_fill = fill;
@@ -391,6 +393,77 @@ TEST_CASE("mistakes: hard-coded d_k raises PyTorch's view error with the actual 
     const MistakeResult lucky = mistake("hard_coded_dk", 256, 2, 3, 1);
     CHECK(lucky.runs);
     CHECK(lucky.output_diff == 0);
+}
+
+TEST_CASE("mistakes: d_k written as 128 with view(batch, -1, ...): the story agrees with the lab's own run") {
+    // Paper base: every line of the tutorial's class is silent; the story's shapes are the
+    // tensors the lab computed, and only the h * 128 wide concat makes W_o raise.
+    const MistakeResult paper = mistake("view_infers_length", 512, 8, 10, 2);
+    REQUIRE(paper.runs);
+    REQUIRE(paper.story.size() == 9);
+    for (size_t i = 0; i < 7; ++i) CHECK(paper.story[i].error.empty());
+    CHECK(paper.story[3].shape == paper.weights.shape);  // softmax: the weights measured
+    CHECK(paper.story[6].shape == paper.output.shape);   // W_o: the output measured
+    const MistakeStep &wide = paper.story[7], &w_o = paper.story[8];
+    CHECK(wide.branch == 1);
+    CHECK_FALSE(wide.note.empty());
+    // (B, L', h·128) flattened to B·L' rows against nn.Linear(512, 512)'s transposed weight.
+    const int rows = wide.shape[0] * wide.shape[1], cols = wide.shape[2];
+    CHECK(cols == 8 * 128);
+    CHECK(rows * cols == 2 * 10 * 512);  // the view keeps every value
+    CHECK(w_o.error == "RuntimeError: mat1 and mat2 shapes cannot be multiplied (" + std::to_string(rows) + "x" +
+                           std::to_string(cols) + " and 512x512)");
+    CHECK(contains(en(paper.claim), w_o.error.substr(14)));
+    // Tiny: the first view raises and the story stops there, at the lab's error.
+    const MistakeResult tiny = mistake("view_infers_length", 8, 2, 4, 2);
+    REQUIRE(tiny.story.size() == 1);
+    CHECK(tiny.story[0].error == tiny.error);
+    // d_model / h = 128: both concats are one, nothing raises and no branch is shown.
+    const MistakeResult lucky = mistake("view_infers_length", 1024, 8, 4, 1);
+    CHECK(lucky.story.size() == 7);
+    CHECK(lucky.story.back().error.empty());
+}
+
+TEST_CASE("mistakes: the wrong mask's length is the learner's; it raises unless it broadcasts") {
+    AttentionConfig c;
+    c.d_model = 512, c.heads = 8, c.seq_len = 10, c.batch = 2;
+    for (int n = 1; n <= 14; ++n) {
+        CAPTURE(n);
+        const MistakeResult r = run_mistake(spec("mask_wrong_length"), c, MistakeOptions{n});
+        CHECK(r.mask_length == n);
+        CHECK(r.story[0].shape == std::vector<int>{n, n});
+        if (n == 1 || n == 10) {
+            // (1, 1) hides nothing: as if unmasked; (10, 10) is the causal mask itself.
+            REQUIRE(r.runs);
+            c.mask = n == 1 ? MaskKind::None : MaskKind::Causal;
+            const Trace independent = run_trace(c, make_inputs(c), make_weights(c));
+            const Tensor& want = independent[TensorId::Output];
+            REQUIRE(r.output.data.size() == want.data.size());
+            double worst = 0;
+            for (size_t i = 0; i < want.data.size(); ++i) worst = std::fmax(worst, std::fabs(r.output.data[i] - want.data[i]));
+            CHECK(worst <= 1e-6);
+            CHECK((r.future_weight > 0.1) == (n == 1));
+            CHECK(r.story.back().shape == std::vector<int>{2, 10, 512});
+            continue;
+        }
+        CHECK_FALSE(r.runs);
+        CHECK(r.stops_at == "mask");
+        // masked_fill names the mask a; in place and added, the scores are a.
+        const std::string mask_first = "(" + std::to_string(n) + ") must match the size of tensor b (10)";
+        const std::string scores_first = "(10) must match the size of tensor b (" + std::to_string(n) + ")";
+        CHECK(contains(r.error, mask_first));
+        CHECK(contains(r.story[2].error, scores_first));
+        CHECK(contains(r.story[3].error, scores_first));
+        CHECK(contains(r.buggy_line, "torch.ones(" + std::to_string(n) + ", " + std::to_string(n) + ")"));
+    }
+    // Only this mistake builds a mask for another length (the page shows its knob for that alone).
+    for (const MistakeSpec& m : mistakes()) CHECK((run_mistake(m, c).mask_length > 0) == (std::string(m.key) == "mask_wrong_length"));
+    // Without a choice the length follows the keys: half of them.
+    c.mask = MaskKind::Causal;
+    for (int L : {4, 6, 10, 16}) {
+        c.seq_len = L;
+        CHECK(run_mistake(spec("mask_wrong_length"), c).mask_length == L / 2);
+    }
 }
 
 TEST_CASE("mistakes: q @ k raises bmm's error unless L_kv == d_k") {

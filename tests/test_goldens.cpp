@@ -107,6 +107,12 @@ std::string mistakes_text(const AttentionConfig& c, Lang lang) {
         s += "  max_row_sum_error " + number(r.max_row_sum_error) + ", future_weight " + number(r.future_weight) +
              ", output_diff " + number(r.output_diff) + ", nan " + std::to_string(r.nan_weights) + "/" +
              std::to_string(r.nan_outputs) + "\n  symptom: " + render(r.symptom, lang) + "\n";
+        for (const MistakeStep& st : r.story) {
+            std::string shape;
+            for (int d : st.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+            if (!st.note.empty()) s += "  step note: " + render(st.note, lang) + "\n";
+            s += "  step " + std::to_string(st.branch) + ": " + st.code + " -> " + (st.error.empty() ? "(" + shape + ")" : st.error) + "\n";
+        }
     }
     return s;
 }

@@ -42,17 +42,39 @@ std::vector<TorchLine> torch_lines() {
     return out;
 }
 
-MistakeResult run(const char* key, const TorchLine& t) {
+MistakeResult run(const char* key, const TorchLine& t, const MistakeOptions& options = {}) {
     AttentionConfig c;
     c.d_model = t.d_model, c.heads = t.h, c.seq_len = t.L_q, c.batch = t.B;
     if (t.L_kv != t.L_q) c.cross = true, c.kv_len = t.L_kv;
     REQUIRE(validate(c).empty());
     const MistakeSpec* m = find_mistake(key);
     REQUIRE_MESSAGE(m, key);
-    return run_mistake(*m, c);
+    return run_mistake(*m, c, options);
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A story step as mistake_errors.py writes what PyTorch did: "runs [2, 8, 5, 128]" or the error.
+std::string torch_outcome(const MistakeStep& s) {
+    if (!s.error.empty()) return s.error;
+    std::string o = "runs [";
+    for (size_t i = 0; i < s.shape.size(); ++i) o += (i ? ", " : "") + std::to_string(s.shape[i]);
+    return o + "]";
+}
+
+// The torch lines "KEY:step:I" of one story, grouped by KEY and sizes, in the order PyTorch ran them.
+std::map<std::string, std::vector<TorchLine>> torch_stories() {
+    std::map<std::string, std::vector<TorchLine>> out;
+    for (const TorchLine& t : torch_lines()) {
+        const size_t at = t.key.find(":step:");
+        if (at == std::string::npos) continue;
+        std::vector<TorchLine>& story = out[t.key.substr(0, at) + " " + std::to_string(t.d_model) + " " + std::to_string(t.h) +
+                                            " " + std::to_string(t.L_q) + " " + std::to_string(t.L_kv) + " " + std::to_string(t.B)];
+        REQUIRE(std::stoul(t.key.substr(at + 6)) == story.size());
+        story.push_back(t);
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -124,4 +146,54 @@ TEST_CASE("the tutorials' claims the panel contradicts, with PyTorch's own words
     TorchLine quoted{"", 512, 8, 4, 4, 2, ""};
     CHECK(said.count("claim:view_same_size"));
     CHECK(contains(en(run("wrong_split_view", quoted).claim), "(2, 4, 512) holds 4096 = 2\xc2\xb7" "4\xc2\xb7" "8\xc2\xb7" "64"));
+}
+
+TEST_CASE("a buggy line followed on: every later line's shape, or the error it stops at, is PyTorch's") {
+    int stories = 0, errors_at_w_o = 0, lengths = 0;
+    for (const auto& story : torch_stories()) {  // (no structured binding: clang 14 cannot capture one in INFO)
+        const std::string& name = story.first;
+        const std::vector<TorchLine>& steps = story.second;
+        const TorchLine& t = steps[0];
+        const std::string key = t.key.substr(0, t.key.find(':'));
+        MistakeOptions o;  // "mask_wrong_length:n=5:step:0": a mask built for 5 positions
+        if (contains(t.key, ":n=")) o.mask_length = std::stoi(t.key.substr(t.key.find(":n=") + 3)), ++lengths;
+        INFO(name);
+        const MistakeResult r = run(key.c_str(), t, o);
+        if (o.mask_length) CHECK(r.mask_length == o.mask_length);
+        REQUIRE(r.story.size() == steps.size());
+        for (size_t i = 0; i < steps.size(); ++i) {
+            INFO("step " << i << ": " << r.story[i].code);
+            CHECK(torch_outcome(r.story[i]) == steps[i].what);
+        }
+        // Where PyTorch stops on the line as written, the lab stops with the same error (branches are other spellings).
+        std::string first_error;
+        for (const MistakeStep& s : r.story)
+            if (s.branch == 0 && !s.error.empty() && first_error.empty()) first_error = s.error;
+        CHECK(r.error == first_error);
+        errors_at_w_o += contains(r.story.back().error, "mat1 and mat2 shapes cannot be multiplied");
+        ++stories;
+    }
+    CHECK(stories >= 30);
+    CHECK(lengths >= 20);
+    CHECK(errors_at_w_o >= 3);
+}
+
+TEST_CASE("seq_len 10 with a mask for 5: the tutorial's exact broadcast error, as PyTorch prints it") {
+    const std::string tutorial = "The size of tensor a (10) must match the size of tensor b (5) at non-singleton dimension 3";
+    const auto stories = torch_stories();
+    const std::vector<TorchLine>& torch = stories.at("mask_wrong_length:n=5 512 8 10 10 2");
+    TorchLine paper{"", 512, 8, 10, 10, 2, ""};
+    // The length follows the knobs (half the keys) unless the learner sets one: both give 5 here.
+    for (const MistakeOptions o : {MistakeOptions{}, MistakeOptions{5}}) {
+        const MistakeResult r = run("mask_wrong_length", paper, o);
+        CHECK(r.mask_length == 5);
+        CHECK(r.buggy_line.find("torch.ones(5, 5)") != std::string::npos);
+        REQUIRE(r.story.size() == 4);
+        CHECK(r.error == torch[1].what);  // masked_fill (out of place) names the mask first: a (5), b (10)
+        for (size_t i : {2, 3}) {        // in place and added: the scores first, the tutorial's text
+            CHECK(r.story[i].error == torch[i].what);
+            CHECK(torch[i].what == "RuntimeError: " + tutorial);
+        }
+        CHECK(contains(en(r.symptom), tutorial));
+    }
 }

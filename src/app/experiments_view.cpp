@@ -452,11 +452,14 @@ private:
 class MistakesPanel : public ExperimentPanel {
     std::vector<MistakeResult> results_;  // one per mistakes() entry
     int selected_ = 0;
+    MistakeOptions options_;
 
 public:
+    MistakesPanel() { option_rows = &mistake_option_keys().rows, option_values = &options_; }
+
     void compute(const AttentionConfig& c) override {
         results_.clear();
-        for (const MistakeSpec& m : mistakes()) results_.push_back(run_mistake(m, c));
+        for (const MistakeSpec& m : mistakes()) results_.push_back(run_mistake(m, c, options_));
     }
 
     void draw(LabApp& app) override {
@@ -477,6 +480,7 @@ public:
         lab_note_rect(app, "mistake_list");  // tests: every title fits inside it
         ImGui::SameLine();
         ImGui::BeginChild("mistake_detail", ImVec2(0, avail.y), true);
+        lab_note_window(app, "mistake_detail");  // tests: scroll a story step into it
         draw_detail(app, results_[selected_]);
         ImGui::EndChild();
     }
@@ -488,16 +492,60 @@ public:
                               {"max_row_sum_error", json_number(m.max_row_sum_error)},
                               {"future_weight", json_number(m.future_weight)}, {"output_diff", json_number(m.output_diff)},
                               {"symptom", render(m.symptom, lang)}, {"claim", render(m.claim, lang)},
-                              {"buggy_line", m.buggy_line}, {"nan_rows", m.nan_rows}});
+                              {"buggy_line", m.buggy_line}, {"nan_rows", m.nan_rows}, {"story", story_json(m, lang)},
+                              {"mask_length", m.mask_length}});
         out["selected"] = selected_, out["series"] = series;
     }
 
 private:
     static void code_line(const std::string& text, ImVec4 colour) { text_wrapped_colored(colour, text.c_str()); }
 
+    static Json story_json(const MistakeResult& m, Lang lang) {
+        Json steps = Json::array();
+        for (const MistakeStep& s : m.story)
+            steps.push_back({{"code", s.code}, {"shape", s.shape}, {"error", s.error}, {"branch", s.branch},
+                             {"note", render(s.note, lang)}});
+        return steps;
+    }
+
+    // The knob of a mistake that builds a mask for another length: it shows the length in use
+    // (half the keys until the learner picks one).
+    void draw_mask_length(LabApp& app, const MistakeResult& m) {
+        const AttentionConfig& c = m.correct.config;
+        int n = m.mask_length;
+        if (option_int(app, UiStr::xv_mask_len, "mask_len", &n, 1, ConfigLimits{}.max_len, true) && n != m.mask_length)
+            options_.mask_length = n, stale = true;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", say(app, Msg(UiStr::xv_mask_len_tip, c.L_q(), c.L_kv())).c_str());
+    }
+
+    // The lines after the buggy one as PyTorch runs them: each one's shape, or the error it stops at.
+    void draw_story(LabApp& app, const MistakeResult& m, ImVec4 red) {
+        if (m.story.empty()) return;
+        ImGui::Spacing();
+        text_disabled(tr(app, UiStr::xv_story_title));
+        const ImVec4 code(0.85f, 0.85f, 0.88f, 1);
+        for (size_t i = 0; i < m.story.size(); ++i) {
+            const MistakeStep& s = m.story[i];
+            if (!s.note.empty()) text_wrapped_disabled(say(app, s.note).c_str());
+            ImGui::Indent();
+            code_line(s.code, code);
+            if (s.error.empty()) text_wrapped_disabled(say(app, Msg(UiStr::xv_step_runs, "(" + join_shape(s.shape) + ")")).c_str());
+            else code_line("-> " + s.error, red);
+            lab_note_rect(app, "mistake_step:" + std::to_string(i));  // its outcome line
+            ImGui::Unindent();
+        }
+    }
+
+    static std::string join_shape(const std::vector<int>& shape) {
+        std::string out;
+        for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+        return out;
+    }
+
     void draw_detail(LabApp& app, const MistakeResult& m) {
         const ImVec4 red(1.0f, 0.55f, 0.5f, 1), green(0.62f, 0.85f, 0.62f, 1);
         text_wrapped("%s", say(app, m.title).c_str());
+        if (m.mask_length > 0) draw_mask_length(app, m);
         text_disabled(tr(app, UiStr::xv_buggy));
         code_line(m.buggy_line, red);
         text_disabled(tr(app, UiStr::xv_correct));
@@ -513,6 +561,7 @@ private:
             text_wrapped("%s", say(app, Msg(UiStr::xv_future_weight, m.future_weight)).c_str());
             text_wrapped("%s", say(app, Msg(UiStr::xv_output_diff, m.output_diff)).c_str());
         }
+        draw_story(app, m, red);
         ImGui::Spacing();
         text_wrapped("%s", say(app, m.symptom).c_str());
         if (m.claim.empty()) return;

@@ -32,6 +32,7 @@ struct MistakeContext {
     long block;             // L_q x L_kv: one (b, head) slice of the weights
     std::string fill;       // the fill as PyTorch code: float('-inf') or -1e9
     const Tensor& keep;     // (L_q, L_kv): the mask the mistake runs with (causal for most)
+    int short_len;          // the length a mask built for the wrong sequence has (MistakeOptions)
 };
 
 
@@ -39,8 +40,8 @@ namespace {
 
 constexpr int kHardCodedDk = 128;  // as copied from a d_model = 1024, h = 8 model
 
-// The length a mask built for the wrong sequence has: half the keys (10 -> 5), or 2 more
-// when half would be below 2 (a length of 1 would broadcast without an error).
+// The length a mask built for the wrong sequence has unless the learner picks one: half the
+// keys (10 -> 5), or 2 more when half would be below 2 (a length of 1 would broadcast without an error).
 int wrong_mask_length(int L_kv) { return L_kv >= 4 ? L_kv / 2 : L_kv + 2; }
 
 // PyTorch's error messages (English, as PyTorch prints them).
@@ -108,7 +109,7 @@ double pct(double x) { return 100.0 * x; }
 // The line with the run's values written in for {fill}, {short}, {B}, {h}, {L_q}, {L_kv}, {d_model}.
 std::string fill_in(const char* line, const MistakeContext& x) {
     const std::pair<const char*, std::string> values[] = {
-        {"{fill}", x.fill}, {"{short}", std::to_string(wrong_mask_length(x.Lkv))}, {"{B}", std::to_string(x.B)},
+        {"{fill}", x.fill}, {"{short}", std::to_string(x.short_len)}, {"{B}", std::to_string(x.B)},
         {"{h}", std::to_string(x.h)}, {"{L_q}", std::to_string(x.Lq)}, {"{L_kv}", std::to_string(x.Lkv)},
         {"{d_model}", std::to_string(x.d)}};
     std::string s = line;
@@ -118,6 +119,14 @@ std::string fill_in(const char* line, const MistakeContext& x) {
 }
 
 // ---- how the buggy lines run ---------------------------------------------------------
+
+// A story line that runs and gives `shape`, or one PyTorch stops at with `error`.
+MistakeStep ran(std::string code, std::vector<int> shape, int branch = 0, Msg note = {}) {
+    return {std::move(code), std::move(shape), "", branch, std::move(note)};
+}
+MistakeStep raised(std::string code, std::string error, int branch = 0, Msg note = {}) {
+    return {std::move(code), {}, std::move(error), branch, std::move(note)};
+}
 
 // The rest of the pipeline from buggy weights: weights @ V, concat, W^O.
 void finish_from_weights(const MistakeContext& x, MistakeResult& r) {
@@ -332,29 +341,73 @@ Msg say_view_without_contiguous(const MistakeContext& x, const MistakeResult&) {
     return Msg(Str::exp_mistake_view_contiguous_runs, x.h, x.Lq);
 }
 
-// A mask built for another length: broadcasting compares sizes from the right, so the keys
-// (dimension 3) must match or be 1. PyTorch names the operands a and b in the order written.
-std::string broadcast_error(int a, int b) {
-    return fmt("RuntimeError: The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension 3",
-               a, b);
+// A mask built for another length: broadcasting compares sizes from the last dimension
+// back, so the keys (dimension 3), then the queries (dimension 2), must be equal or 1.
+// PyTorch names the operands a and b in the order it takes them: the out-of-place
+// masked_fill takes the mask first, masked_fill_ (in place) and scores + ... the scores.
+std::string broadcast_error(int a, int b, int dim) {
+    return fmt("RuntimeError: The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension %d",
+               a, b, dim);
 }
 
+// The dimension (3, then 2) where an (n, n) mask clashes with (B, h, L_q, L_kv) scores; 0 if it broadcasts.
+int mask_clash(int n, int Lq, int Lkv) {
+    auto clash = [](int a, int b) { return a != b && a != 1 && b != 1; };
+    return clash(n, Lkv) ? 3 : clash(n, Lq) ? 2 : 0;
+}
+
+// The mask line and what follows it (softmax, weights @ v, the concat's view), line by line
+// up to PyTorch's first error. A mask that broadcasts can still change the shapes: with one
+// key it widens the scores (weights @ v fails), with one query it adds rows (the concat fails).
 void run_mask_wrong_length(const MistakeContext& x, MistakeResult& r) {
-    const int n = wrong_mask_length(x.Lkv);
-    r.runs = false;
-    if (x.Lkv == 1 && (x.Lq == 1 || x.Lq == n)) {  // one key: the mask broadcasts, weights @ v fails instead
-        r.stops_at = "context";
-        r.error = fmt("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].",
-                      x.B * x.h, n, x.B * x.h, x.Lkv);
-        r.symptom = Msg(Str::exp_mistake_mask_length_broadcasts, n, n, x.B, x.h, n, n);
+    const int n = r.mask_length = x.short_len, dim = mask_clash(n, x.Lq, x.Lkv);
+    const int rows = std::max(x.Lq, n), cols = std::max(x.Lkv, n);  // the scores after broadcasting
+    r.story = {ran(fill_in("mask = torch.tril(torch.ones({short}, {short}))", x), {n, n})};
+    const std::string masked = fill_in("scores = scores.masked_fill(mask == 0, {fill})", x);
+    auto stop = [&](const char* stage, std::string code, std::string error) {
+        r.runs = false, r.stops_at = stage, r.error = error;
+        r.story.push_back(raised(std::move(code), std::move(error)));
+    };
+    if (dim) {
+        const int L = dim == 3 ? x.Lkv : x.Lq;
+        stop("mask", masked, broadcast_error(n, L, dim));
+        r.story.push_back(raised(fill_in("scores.masked_fill_(mask == 0, {fill})", x), broadcast_error(L, n, dim), 1,
+                                 Msg(Str::exp_mistake_mask_story_inplace)));
+        r.story.push_back(raised("scores = scores + (1 - mask) * -1e9", broadcast_error(L, n, dim), 2,
+                                 Msg(Str::exp_mistake_mask_story_additive)));
+        r.symptom = Msg(dim == 3 ? Str::exp_mistake_mask_length_raises : Str::exp_mistake_mask_length_raises_rows, n, n,
+                        x.B, x.h, x.Lq, x.Lkv, broadcast_error(L, n, dim));
         return;
     }
-    r.stops_at = "mask";
-    r.error = broadcast_error(n, x.Lkv);
-    r.symptom = Msg(Str::exp_mistake_mask_length_raises, n, n, x.B, x.h, x.Lq, x.Lkv, broadcast_error(x.Lkv, n));
+    r.story.push_back(ran(masked, {x.B, x.h, rows, cols}));
+    r.story.push_back(ran("weights = scores.softmax(dim=-1)", {x.B, x.h, rows, cols}));
+    if (cols != x.Lkv) {
+        stop("context", "context = weights @ v",
+             fmt("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].",
+                 x.B * x.h, n, x.B * x.h, x.Lkv));
+        r.symptom = Msg(Str::exp_mistake_mask_length_broadcasts, n, n, x.B, x.h, rows, cols);
+        return;
+    }
+    r.story.push_back(ran("context = weights @ v", {x.B, x.h, rows, x.dv}));
+    const std::string concat = "x = context.transpose(1, 2).contiguous().view(B, L_q, h * d_v)";
+    if (rows != x.Lq) {
+        stop("concat", concat,
+             fmt("RuntimeError: shape '[%d, %d, %d]' is invalid for input of size %ld", x.B, x.Lq, x.h * x.dv,
+                 static_cast<long>(x.B) * rows * x.h * x.dv));
+        r.symptom = Msg(Str::exp_mistake_mask_length_adds_rows, n, n, x.B, x.h, rows, cols);
+        return;
+    }
+    r.story.push_back(ran(concat, {x.B, x.Lq, x.h * x.dv}));
+    // It runs: a (1, 1) mask hides nothing; n = L_q = L_kv is the right mask.
+    AttentionConfig cb = x.c;
+    if (n == 1) cb.mask = MaskKind::None;
+    run_changed(x, r, cb);
 }
 
-Msg say_never(const MistakeContext&, const MistakeResult&) { return {}; }  // for lines that always raise
+Msg say_mask_wrong_length(const MistakeContext& x, const MistakeResult& r) {
+    if (x.short_len == 1 && x.Lkv > 1) return Msg(Str::exp_mistake_mask_length_one, pct(r.future_weight), pct(r.output_diff));
+    return Msg(Str::exp_mistake_mask_length_right, x.short_len, pct(r.output_diff));
+}
 
 // §3.5 with the exponent written twice: 10000^(2i/d_model) where i already counts 0, 2, 4, ...
 void pe_with_exponent_twice(float* out, int len, int d) {
@@ -419,14 +472,48 @@ Msg say_pe_exponent_twice(const MistakeContext& x, const MistakeResult& r) {
 // multiple of h·128 it runs, with L' = L·d_model / (h·128) "positions" cut across tokens.
 int inferred_length(int L, int d, int h) { return (static_cast<long>(L) * d) % (static_cast<long>(h) * kHardCodedDk) ? -1 : L * d / (h * kHardCodedDk); }
 
+std::string infer_view_error(const MistakeContext& x, int L) {
+    return fmt("RuntimeError: shape '[%d, -1, %d, %d]' is invalid for input of size %ld", x.B, x.h, kHardCodedDk,
+               static_cast<long>(x.B) * L * x.d);
+}
+
+// Tutorial 000's MultiHeadAttention (no mask) with d_k written as 128, line by line to the
+// first error. Its own concat, view(batch, -1, self.d_model), gives (B, L, d_model) back, so
+// W_o runs; the 1024-wide concat its text describes is view(batch, -1, self.h * 128), and
+// there nn.Linear(d_model, d_model) refuses (mat2 is its weight transposed: d_model x d_model).
+std::vector<MistakeStep> story_view_infers_length(const MistakeContext& x, int Lq2, int Lkv2) {
+    std::vector<MistakeStep> s;
+    const int dk = kHardCodedDk, wide = x.h * kHardCodedDk;
+    const char* const splits[] = {"q = self.W_q(query).view(batch, -1, self.h, 128).transpose(1, 2)",
+                                  "k = self.W_k(key).view(batch, -1, self.h, 128).transpose(1, 2)",
+                                  "v = self.W_v(value).view(batch, -1, self.h, 128).transpose(1, 2)"};
+    for (int i = 0; i < 3; ++i) {
+        const int L = i ? x.Lkv : x.Lq, L2 = i ? Lkv2 : Lq2;
+        if (L2 < 0) return s.push_back(raised(splits[i], infer_view_error(x, L))), s;
+        s.push_back(ran(splits[i], {x.B, x.h, L2, dk}));
+    }
+    s.push_back(ran("attn = F.softmax(q @ k.transpose(-2, -1) / math.sqrt(128), dim=-1)", {x.B, x.h, Lq2, Lkv2}));
+    s.push_back(ran("out = attn @ v", {x.B, x.h, Lq2, dk}));
+    s.push_back(ran("out = out.transpose(1, 2).contiguous().view(batch, -1, self.d_model)", {x.B, x.Lq, x.d}));
+    s.push_back(ran("return self.W_o(out), attn", {x.B, x.Lq, x.d}));
+    if (wide == x.d) return s;  // d_model / h is 128: both concats are the same
+    s.push_back(ran("out = out.transpose(1, 2).contiguous().view(batch, -1, self.h * 128)", {x.B, Lq2, wide}, 1,
+                    Msg(Str::exp_mistake_infer_story_wide, wide)));
+    s.push_back(raised("return self.W_o(out), attn",
+                       fmt("RuntimeError: mat1 and mat2 shapes cannot be multiplied (%ldx%d and %dx%d)",
+                           static_cast<long>(x.B) * Lq2, wide, x.d, x.d),
+                       1));
+    return s;
+}
+
 void run_view_infers_length(const MistakeContext& x, MistakeResult& r) {
     const int Lq2 = inferred_length(x.Lq, x.d, x.h), Lkv2 = inferred_length(x.Lkv, x.d, x.h);
+    r.story = story_view_infers_length(x, Lq2, Lkv2);
     if (Lq2 < 0 || Lkv2 < 0) {
         r.runs = false;
         r.stops_at = "split_heads";
         const int L = Lq2 < 0 ? x.Lq : x.Lkv;
-        r.error = fmt("RuntimeError: shape '[%d, -1, %d, %d]' is invalid for input of size %ld", x.B, x.h, kHardCodedDk,
-                      static_cast<long>(x.B) * L * x.d);
+        r.error = infer_view_error(x, L);
         r.symptom = Msg(Str::exp_mistake_infer_length_raises, L, x.d, static_cast<long>(L) * x.d, x.h * kHardCodedDk);
         return;
     }
@@ -458,9 +545,16 @@ Msg say_view_infers_length(const MistakeContext& x, const MistakeResult& r) {
                r.weights.shape[3], x.B, x.h, x.Lq, x.Lkv, x.B, x.Lq, x.d, pct(r.output_diff));
 }
 
+// The claim's numbers come from the story: the wide concat's shape and W_o's error.
 Msg claim_view_infers_length(const MistakeContext& x, const MistakeResult& r) {
     if (!r.runs) return Msg(Str::exp_claim_dk_128_raises_here, x.Lq, x.d, x.h * kHardCodedDk);
-    return Msg(Str::exp_claim_dk_128_runs, x.B, x.h, r.weights.shape[2], r.weights.shape[3], x.B, x.Lq, x.d);
+    Msg m(Str::exp_claim_dk_128_runs, x.B, x.h, r.weights.shape[2], r.weights.shape[3], x.B, x.Lq, x.d);
+    if (r.story.back().branch == 1) {
+        const MistakeStep& concat = r.story[r.story.size() - 2];
+        m.then(Msg(Str::exp_claim_dk_128_wide, concat.shape[0], concat.shape[1], concat.shape[2], concat.shape[2], x.d, x.d,
+                   r.story.back().error));
+    }
+    return m;
 }
 
 // The NumPy tutorial's additive mask (1 = blocked) fed the causal keep mask (1 = keep).
@@ -531,7 +625,7 @@ const std::vector<MistakeSpec> kMistakes = {
     {"mask_wrong_length", Str::exp_mistake_mask_length_title,
      "mask = torch.tril(torch.ones({short}, {short}))   # built for {short} positions\n"
      "scores = scores.masked_fill(mask == 0, {fill})   # scores: ({B}, {h}, {L_q}, {L_kv})",
-     "mask = torch.tril(torch.ones(L_q, L_kv))   # one row per query, one column per key", run_mask_wrong_length, say_never},
+     "mask = torch.tril(torch.ones(L_q, L_kv))   # one row per query, one column per key", run_mask_wrong_length, say_mask_wrong_length},
     {"pe_exponent_twice", Str::exp_mistake_pe_twice_title,
      "for i in range(0, d_model, 2):\n    denom = 10000 ** (2 * i / d_model)   # i is already 2k",
      "for i in range(0, d_model, 2):\n    denom = 10000 ** (i / d_model)   # 10000^(2k / d_model), section 3.5",
@@ -576,7 +670,20 @@ const MistakeSpec* find_mistake(const std::string& key) {
     return nullptr;
 }
 
-MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base) {
+int mistake_mask_length(const MistakeOptions& o, int L_kv) { return o.mask_length > 0 ? o.mask_length : wrong_mask_length(L_kv); }
+
+const KeyTable<MistakeOptions>& mistake_option_keys() {
+    using O = MistakeOptions;
+    // In a link only when the learner chose a length (0 follows the keys).
+    static const KeyTable<O> table{{
+        whole<&O::mask_length>("mask_len", 0, &ConfigLimits::max_len).hashed_when([](const void* o) {
+            return static_cast<const O*>(o)->mask_length > 0;
+        }),
+    }};
+    return table;
+}
+
+MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base, const MistakeOptions& options) {
     AttentionConfig c = base;
     c.mask = m.mask;
     c.padding_lengths.clear();
@@ -588,7 +695,8 @@ MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base) {
     const Trace& tr = r.correct;
     const std::string fill = c.mask_fill == MaskFill::NegInf ? "float('-inf')" : "-1e9";
     const MistakeContext x{c, in, wts, tr, c.batch, c.heads, c.L_q(), c.L_kv(), c.d_k(), c.d_v(), c.d_model,
-                           static_cast<long>(c.L_q()) * c.L_kv(), fill, tr[TensorId::Mask]};
+                           static_cast<long>(c.L_q()) * c.L_kv(), fill, tr[TensorId::Mask],
+                           mistake_mask_length(options, c.L_kv())};
     r.spec = &m;
     r.key = m.key;
     r.title = m.title;

@@ -100,6 +100,16 @@ PeExperiment pe_experiment(int length, int d_model, int train_length, const std:
 // 5. Common mistakes -------------------------------------------------------------------
 // A mistake is run on the correct run's own tensors and compared with it.
 struct MistakeSpec;
+// One line of a buggy run followed on through the code after it: what PyTorch 1.13 gives
+// for it (a shape) or raises (its error), up to the first error. A branch > 0 is the same
+// step written another way (as a tutorial's text assumes), run on the same tensors.
+struct MistakeStep {
+    std::string code;        // PyTorch, with the run's sizes written in
+    std::vector<int> shape;  // what the line gives (empty when it raises)
+    std::string error;       // what PyTorch raises (English, as PyTorch prints it); empty when it runs
+    int branch = 0;          // 0: the code as written; 1, 2, ...: another spelling of a step
+    Msg note;                // said before the line (a branch's first step: how it differs); may be empty
+};
 struct MistakeResult {
     const MistakeSpec* spec = nullptr;
     std::string key;             // stable: "softmax_wrong_axis" (= spec->key)
@@ -124,6 +134,8 @@ struct MistakeResult {
     double pre_mask_future_weight = 0;      // mask after softmax: weight on j > i before it is zeroed
     double mean_max_weight = 0;             // mean over rows of the largest weight, buggy run
     double correct_mean_max_weight = 0;     //   ... correct run
+    std::vector<MistakeStep> story; // the lines after the buggy one, as PyTorch runs them (empty: not followed)
+    int mask_length = 0;            // the length its wrong-length mask is built for (0: it builds no mask)
     Tensor weights;                 // the buggy run's (B, h, L_q, L_kv) weights (empty when !runs)
     Tensor output;                  // the buggy run's (B, L_q, d_model) output (empty when !runs)
     Trace correct;                  // the correct run it is compared with
@@ -157,7 +169,14 @@ const MistakeSpec* find_mistake(const std::string& key);  // null when unknown
 // sizes, seed and switches. Rows: a row is one (b, head, i) of the weights;
 // max_row_sum_error and future_weight are over rows without NaN (future_weight = mean over
 // rows of Σ_{j>i} w_ij). Shape errors carry PyTorch 1.13's exact message for these sizes.
-MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base);
+// What a learner sets in the mistakes lab: the length the wrong-length mask is built for.
+struct MistakeOptions {
+    int mask_length = 0;  // 0 = half the keys (10 -> 5, a tutorial's case), or L_kv + 2 when that is below 2
+};
+int mistake_mask_length(const MistakeOptions& o, int L_kv);  // the length a run uses
+// As key-table rows: the page's knob, its link ("mistakes.mask_len=5") and state().
+const KeyTable<MistakeOptions>& mistake_option_keys();
+MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base, const MistakeOptions& options = {});
 
 // 6. Encoder vs decoder ------------------------------------------------------------
 struct AttentionKindTrace {

@@ -6,9 +6,11 @@ softmax axis they say raises IndexError, NaN they say fills every row, ...).
 
     /usr/bin/python3 tests/torch/mistake_errors.py > tests/fixtures/mistakes/pytorch.tsv
 
-Debian's python3-torch (1.13). tests/test_mistakes.cpp reads the file: the lab's error
+Debian's python3-torch (1.13). tests/test_mistakes_torch.cpp reads the file: the lab's error
 texts and measured symptoms must equal PyTorch's for the same sizes. One line per fact:
-KEY <TAB> d_model <TAB> h <TAB> L_q <TAB> L_kv <TAB> B <TAB> what PyTorch did.
+KEY <TAB> d_model <TAB> h <TAB> L_q <TAB> L_kv <TAB> B <TAB> what PyTorch did. A buggy line
+followed on through the code after it gives one fact per line run: KEY:step:I (KEY is
+"mask_wrong_length:n=N" for a mask built for N positions), up to the first error.
 """
 import math
 
@@ -76,6 +78,68 @@ def lines_for(d, h, Lq, Lkv, B):
     yield "pe_exponent_twice:max_abs_diff", f"{gap:.6f}"
 
 
+def stepper():
+    """Runs lines one by one: each one's "runs [shape]" or error text, None once one raised."""
+    steps = []
+
+    def step(f):
+        what = outcome(f)
+        steps.append(what)
+        return f() if what.startswith("runs") else None
+
+    return steps, step
+
+
+# Tutorial 000's class with d_k written as 128, followed to W_o: its own concat (d_model wide)
+# and the h * 128 wide one its text describes. Sizes where a view raises, where k raises after q
+# ran, and where everything runs.
+DK128_CONFIGS = CONFIGS + [(512, 8, 4, 5, 2), (256, 4, 8, 8, 3)]
+
+
+def dk128_story(d, h, Lq, Lkv, B):
+    lin = [torch.nn.Linear(d, d) for _ in range(4)]
+    x, mem = torch.randn(B, Lq, d), torch.randn(B, Lkv, d)
+    steps, step = stepper()
+    heads = []
+    for proj, seq in ((lin[0], x), (lin[1], mem), (lin[2], mem)):
+        t = step(lambda: proj(seq).view(B, -1, h, 128).transpose(1, 2))
+        if t is None:
+            return steps
+        heads.append(t)
+    q, k, v = heads
+    attn = step(lambda: F.softmax(q @ k.transpose(-2, -1) / math.sqrt(128), dim=-1))
+    out = step(lambda: attn @ v)
+    cat = step(lambda: out.transpose(1, 2).contiguous().view(B, -1, d))
+    step(lambda: lin[3](cat))
+    if h * 128 != d:
+        wide = step(lambda: out.transpose(1, 2).contiguous().view(B, -1, h * 128))
+        step(lambda: lin[3](wide))
+    return steps
+
+
+# A mask built for n positions at several lengths: the mask line, then softmax, weights @ v and the
+# concat's view up to the first error; where masked_fill raises, the same mask filled in place and added.
+MASK_CONFIGS = [((512, 8, 10, 10, 2), [1, 3, 5, 7, 10, 12, 20]), ((8, 2, 4, 4, 2), [1, 2, 3, 4, 6]),
+                ((8, 2, 1, 1, 2), [1, 3]), ((8, 2, 3, 5, 2), [1, 2, 3, 5, 7]), ((8, 2, 1, 5, 2), [3, 5])]
+
+
+def mask_story(d, h, Lq, Lkv, B, n):
+    dk = d // h
+    scores, v = torch.randn(B, h, Lq, Lkv), torch.randn(B, h, Lkv, dk)
+    steps, step = stepper()
+    mask = step(lambda: torch.tril(torch.ones(n, n)))
+    masked = step(lambda: scores.masked_fill(mask == 0, float("-inf")))
+    if masked is None:
+        step(lambda: scores.clone().masked_fill_(mask == 0, float("-inf")))
+        step(lambda: scores + (1 - mask) * -1e9)
+        return steps
+    weights = step(lambda: masked.softmax(dim=-1))
+    context = step(lambda: weights @ v)
+    if context is not None:
+        step(lambda: context.transpose(1, 2).contiguous().view(B, Lq, h * dk))
+    return steps
+
+
 def tutorial_mha_with_dk_128():
     """Tutorial 000's MultiHeadAttention with d_k written as 128 (d_model 512, h 8) on x (2, 10, 512)."""
     d_model, h, d_k = 512, 8, 128
@@ -107,6 +171,13 @@ def main():
     for cfg in CONFIGS:
         for key, what in lines_for(*cfg):
             print("\t".join([key] + [str(v) for v in cfg] + [what]))
+    for cfg in DK128_CONFIGS:
+        for i, what in enumerate(dk128_story(*cfg)):
+            print("\t".join([f"view_infers_length:step:{i}"] + [str(v) for v in cfg] + [what]))
+    for cfg, lengths in MASK_CONFIGS:
+        for n in lengths:
+            for i, what in enumerate(mask_story(*cfg, n)):
+                print("\t".join([f"mask_wrong_length:n={n}:step:{i}"] + [str(v) for v in cfg] + [what]))
     print("\t".join(["claim:tutorial_mha_dk_128", "512", "8", "10", "10", "2", tutorial_mha_with_dk_128()]))
     plain, anomaly = anomaly_text()
     print("\t".join(["claim:nan_backward", "0", "4", "4", "4", "1", plain]))
