@@ -299,9 +299,14 @@ TEST_CASE("mistakes: every registry entry has a distinct key, lines and a sympto
         CHECK(find_mistake(m.key) == &m);
         keys.insert(r.key);
         CHECK_FALSE(r.title.empty());
-        CHECK_FALSE(r.buggy_line.empty());
-        CHECK_FALSE(r.correct_line.empty());
-        CHECK(r.buggy_line != r.correct_line);
+        CHECK_FALSE(render(r.buggy_line, Lang::En).empty());
+        CHECK_FALSE(render(r.correct_line, Lang::En).empty());
+        CHECK(render(r.buggy_line, Lang::En) != render(r.correct_line, Lang::En));
+        // The comments are words of the string table: none stays a {#key}, and 中文 has its own.
+        for (Lang lang : {Lang::En, Lang::Zh}) CHECK(render(r.buggy_line, lang).find("{#") == std::string::npos);
+        if (render(r.buggy_line, Lang::En).find('#') != std::string::npos && r.key != "concat_without_transpose" &&
+            r.key != "view_without_contiguous")  // their comments are shapes, the same in both
+            CHECK(render(r.buggy_line, Lang::Zh) != render(r.buggy_line, Lang::En));
         CHECK_FALSE(r.symptom.empty());
         CHECK((r.claim.empty() == (m.claim == nullptr)));
         CHECK(r.runs == r.error.empty());
@@ -454,7 +459,7 @@ TEST_CASE("mistakes: the wrong mask's length is the learner's; it raises unless 
         CHECK(contains(r.error, mask_first));
         CHECK(contains(r.story[2].error, scores_first));
         CHECK(contains(r.story[3].error, scores_first));
-        CHECK(contains(r.buggy_line, "torch.ones(" + std::to_string(n) + ", " + std::to_string(n) + ")"));
+        CHECK(contains(render(r.buggy_line, Lang::En), "torch.ones(" + std::to_string(n) + ", " + std::to_string(n) + ")"));
     }
     // Only this mistake builds a mask for another length (the page shows its knob for that alone).
     for (const MistakeSpec& m : mistakes()) CHECK((run_mistake(m, c).mask_length > 0) == (std::string(m.key) == "mask_wrong_length"));

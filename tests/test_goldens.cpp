@@ -102,7 +102,7 @@ std::string mistakes_text(const AttentionConfig& c, Lang lang) {
     std::string s;
     for (const MistakeSpec& m : mistakes()) {
         const MistakeResult r = run_mistake(m, c);
-        s += r.key + " | " + render(r.title, lang) + "\n  buggy:   " + r.buggy_line + "\n  correct: " + r.correct_line + "\n";
+        s += r.key + " | " + render(r.title, lang) + "\n  buggy:   " + render(r.buggy_line, lang) + "\n  correct: " + render(r.correct_line, lang) + "\n";
         if (!r.runs) s += "  raises at " + r.stops_at + ": " + r.error + "\n";
         s += "  max_row_sum_error " + number(r.max_row_sum_error) + ", future_weight " + number(r.future_weight) +
              ", output_diff " + number(r.output_diff) + ", nan " + std::to_string(r.nan_weights) + "/" +

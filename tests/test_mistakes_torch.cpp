@@ -187,7 +187,7 @@ TEST_CASE("seq_len 10 with a mask for 5: the tutorial's exact broadcast error, a
     for (const MistakeOptions o : {MistakeOptions{}, MistakeOptions{5}}) {
         const MistakeResult r = run("mask_wrong_length", paper, o);
         CHECK(r.mask_length == 5);
-        CHECK(r.buggy_line.find("torch.ones(5, 5)") != std::string::npos);
+        CHECK(render(r.buggy_line, Lang::En).find("torch.ones(5, 5)") != std::string::npos);
         REQUIRE(r.story.size() == 4);
         CHECK(r.error == torch[1].what);  // masked_fill (out of place) names the mask first: a (5), b (10)
         for (size_t i : {2, 3}) {        // in place and added: the scores first, the tutorial's text

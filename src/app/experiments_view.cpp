@@ -88,6 +88,7 @@ bool option_widget(LabApp& app, UiStr label, const char* id, int* v, int lo, int
     else ImGui::InputInt(shown.c_str(), v, 1, 8);
     *v = std::max(lo, std::min(hi, *v));
     check_item(shown.c_str());
+    note_number_field(app);
     lab_note_rect(app, std::string("xv:") + id);
     return *v != before;
 }
@@ -492,7 +493,7 @@ public:
                               {"max_row_sum_error", json_number(m.max_row_sum_error)},
                               {"future_weight", json_number(m.future_weight)}, {"output_diff", json_number(m.output_diff)},
                               {"symptom", render(m.symptom, lang)}, {"claim", render(m.claim, lang)},
-                              {"buggy_line", m.buggy_line}, {"nan_rows", m.nan_rows}, {"story", story_json(m, lang)},
+                              {"buggy_line", render(m.buggy_line, lang)}, {"nan_rows", m.nan_rows}, {"story", story_json(m, lang)},
                               {"mask_length", m.mask_length}});
         out["selected"] = selected_, out["series"] = series;
     }
@@ -547,9 +548,9 @@ private:
         text_wrapped("%s", say(app, m.title).c_str());
         if (m.mask_length > 0) draw_mask_length(app, m);
         text_disabled(tr(app, UiStr::xv_buggy));
-        code_line(m.buggy_line, red);
+        code_line(say(app, m.buggy_line), red);
         text_disabled(tr(app, UiStr::xv_correct));
-        code_line(m.correct_line, green);
+        code_line(say(app, m.correct_line), green);
         ImGui::Separator();
         if (!m.runs) {
             const int stop = stage_index(m.stops_at);
@@ -676,7 +677,6 @@ void draw_experiment_menu(LabApp& app) {
 void draw_experiment_view(LabApp& app, float x, float y, float w, float h) {
     compute(app);
     begin_panel("Experiment", {x, y, w, h}, ImGuiWindowFlags_NoTitleBar);
-    panel_has_fields(app);
     const ExperimentEntry& entry = kExperiments[app.experiment];
     ExperimentPanel& panel = *app.panels[app.experiment];
     text_wrapped("%s", tr(app, entry.title));

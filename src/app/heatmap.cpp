@@ -158,11 +158,14 @@ Grid layout(const float* values, int rows, int cols, int row_stride, const Heatm
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     if (width <= 0) width = avail.x;
     if (height <= 0) height = std::max(avail.y, 40.0f * g.scale);
-    float widest_row = widest_label(opt.row_labels, rows, ImGui::GetFontSize());
-    if (opt.row_labels) widest_row = std::max(widest_row, text_w(position_label(opt.row_labels, rows - 1), ImGui::GetFontSize()));
-    g.label_w = std::min(widest_row, 90.0f * g.scale) + 6.0f * g.scale;
     g.band_h = opt.col_group > 0 ? 5.0f * g.scale : 0.0f;
     float top_h = ImGui::GetTextLineHeight() + g.band_h + 2.0f * g.scale;
+    // The gutter holds the row tokens, or "#k" when rows will be too short for them.
+    float widest_row = widest_label(opt.row_labels, rows, ImGui::GetFontSize());
+    const float row_h = (height - top_h) / rows;
+    if (opt.row_labels && row_h < ImGui::GetFontSize() * kSmallLabel)
+        widest_row = std::max(widest_row, text_w(position_label(opt.row_labels, rows - 1), ImGui::GetFontSize()));
+    g.label_w = std::min(widest_row, 90.0f * g.scale) + 6.0f * g.scale;
     size_cells(g, opt, width, height, top_h);
     g.col_plan = plan_cols(opt.col_labels, cols, g.cw, g.scale);
     if (g.col_plan.mode == LabelMode::Upright) {

@@ -246,7 +246,9 @@ void handle_keys(LabApp& app) {
             if (std::find(b.keys.begin(), b.keys.end(), key) != b.keys.end()) b.act(app, 0);
     for (ImWchar ch : io.InputQueueCharacters) {
         if (ch <= 32 || ch >= 128) continue;
-        if (app.pointer_on_fields) {
+        const ImVec2 m = io.MousePos;
+        const UiRect& p = app.number_field_panel;
+        if (app.number_field_clicked && app.number_field_seen >= app.frame - 1 && m.x >= p.x && m.x < p.x + p.w && m.y >= p.y && m.y < p.y + p.h) {
             if (app.held_keys.size() < 24) app.held_keys += static_cast<char>(ch);
             continue;
         }
@@ -269,14 +271,19 @@ bool begin_panel(const char* name, const PanelRect& r, int extra_flags) {
                             ImGuiWindowFlags_NoFocusOnAppearing | extra_flags);
 }
 
-void panel_has_fields(LabApp& app) {
-    if (ImGui::IsWindowHovered(ImGuiHoveredFlags_RootAndChildWindows | ImGuiHoveredFlags_AllowWhenBlockedByActiveItem))
-        app.pointer_on_fields = true;
+void note_number_field(LabApp& app) {
+    const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    UiRect& p = app.number_field_panel;
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && ImGui::IsMouseHoveringRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax())) {
+        app.number_field_clicked = true;
+        p = {"number_field_panel", pos.x, pos.y, size.x, size.y};
+    }
+    if (p.x == pos.x && p.y == pos.y && p.w == size.x && p.h == size.y) app.number_field_seen = app.frame;
 }
 
 void lab_frame(LabApp& app) {
     ++app.frame;
-    app.pointer_on_fields = false;
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) app.number_field_clicked = false;  // a field clicked says so below
     tooltip_begin_frame(app);
     app.rects.clear();
     app.heatmaps.clear();

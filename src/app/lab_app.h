@@ -114,7 +114,9 @@ struct LabApp {
     std::vector<UiRect> headers, headers_last;  // panels' headers, which tooltips avoid (tooltip.h)
     float tooltip_hushed[2] = {-1, -1};  // where the clicked item is whose tooltip stays hidden until the pointer leaves
     std::string tooltip_shown;         // this frame's widget tooltip, for state()
-    bool pointer_on_fields = false;    // this frame: the pointer is over a panel with input fields
+    bool number_field_clicked = false; // the last click was on a number field or its -/+ buttons
+    UiRect number_field_panel{};       // the panel that field is in
+    long number_field_seen = -1;       // the last frame that panel was drawn (gone: the keys are shortcuts)
     std::string held_keys;             // characters typed there, not taken as shortcuts (said in the messages)
     HoverCell hover;
     std::vector<SweepPoint> sweep;     // the cost tab's measurement over L (empty until asked)

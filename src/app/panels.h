@@ -16,10 +16,10 @@ struct PanelRect {
 
 // Begins a fixed, undecorated-by-default ImGui window covering r (always pair with ImGui::End()).
 bool begin_panel(const char* name, const PanelRect& r, int extra_flags = 0);
-// Called by a panel of number fields (setup, experiment options, training knobs) right after begin_panel: while the pointer is over it, typed
-// characters are not shortcuts (a learner who clicked "-" beside a number and types 10
-// means the number), and the messages say where they went.
-void panel_has_fields(LabApp& app);
+// Called after a number field (its -/+ buttons included): once it is clicked, and while the
+// pointer stays over its panel, typed characters are not shortcuts (a learner who clicked
+// "-" beside a number and types 10 means the number); the messages say where they went.
+void note_number_field(LabApp& app);
 
 void draw_pipeline_bar(LabApp& app, const PanelRect& r);   // one chip per stage
 void draw_setup_panel(LabApp& app, const PanelRect& r);    // knobs, presets, tokens, errors

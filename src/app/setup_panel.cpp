@@ -69,6 +69,7 @@ bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char
     ImGui::EndGroup();
     if (wrong) ImGui::PopStyleColor();
     check_item(widget.c_str());
+    note_number_field(app);
     lab_note_rect(app, std::string("knob:") + id);
     item_tooltip(app, help);
     return changed;
@@ -293,7 +294,6 @@ bool draw_setup_body(LabApp& app) {
 // The body scrolls; the line saying how long the recompute took stays under it, whole.
 void draw_setup_panel(LabApp& app, const PanelRect& r) {
     begin_panel(ui_label(app, UiStr::ui_setup_window, "Setup").c_str(), r, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    panel_has_fields(app);
     const std::string footer = say(app, Msg(UiStr::ui_setup_recomputed, app.recompute_ms));
     const float footer_h = wrapped_height(footer.c_str(), ImGui::GetContentRegionAvail().x) + ImGui::GetStyle().ItemSpacing.y * 2;
     ImGui::BeginChild("body", ImVec2(0, -footer_h));

@@ -167,6 +167,7 @@ bool draw_knob(LabApp& app, const ConfigKey& k, const KnobText& text, TrainConfi
         field_width(label);
         if ((changed = ImGui::InputInt(label.c_str(), &v, 1, 8))) k.set(&c, v);
     }
+    note_number_field(app);
     lab_note_rect(app, id);
     item_tooltip(app, tr(app, text.tip));
     return changed;
@@ -208,7 +209,6 @@ void draw_train_button(LabApp& app) {
 
 void draw_train_knobs(LabApp& app, const PanelRect& r) {
     begin_panel(ui_label(app, UiStr::tv_knobs_window, "TrainKnobs").c_str(), r);
-    panel_has_fields(app);
     draw_task_buttons(app);
     ImGui::Separator();
     draw_run_buttons(app);

@@ -118,6 +118,39 @@ std::string fill_in(const char* line, const MistakeContext& x) {
     return s;
 }
 
+// The words in the registry's code comments, "{#key}": said in the reader's language.
+struct CodeComment {
+    const char* key;
+    Str text;
+    bool takes_mask_length;  // its text has a %d for the wrong mask's length
+};
+constexpr CodeComment kCodeComments[] = {
+    {"over_keys", Str::exp_code_over_keys, false},         {"dim1_is_h", Str::exp_code_dim1_is_h, false},
+    {"keep_hide", Str::exp_code_keep_hide, false},         {"same_kv", Str::exp_code_same_kv, false},
+    {"dk_copied", Str::exp_code_dk_copied, false},         {"built_for", Str::exp_code_built_for, true},
+    {"row_per_query", Str::exp_code_row_per_query, false}, {"already_2k", Str::exp_code_already_2k, false},
+    {"section35", Str::exp_code_section35, false},         {"dk_written", Str::exp_code_dk_written, false},
+    {"blocked_numpy", Str::exp_code_blocked_numpy, false}, {"or_masked_fill", Str::exp_code_or_masked_fill, false},
+};
+
+// A registry line as the reader sees it: the run's values written in (fill_in), the code
+// as it is, its comments' words from the string table.
+Msg code_msg(const char* line, const MistakeContext& x) {
+    const std::string s = fill_in(line, x);
+    Msg out = Msg::literal("");
+    size_t at = 0;
+    for (size_t open; (open = s.find("{#", at)) != std::string::npos;) {
+        const size_t close = s.find('}', open);
+        out.then(Msg::literal(s.substr(at, open - at)));
+        const std::string key = s.substr(open + 2, close - open - 2);
+        for (const CodeComment& c : kCodeComments)
+            if (key == c.key) out.then(c.takes_mask_length ? Msg(c.text, x.short_len) : Msg(c.text));
+        at = close + 1;
+    }
+    out.then(Msg::literal(s.substr(at)));
+    return out;
+}
+
 // ---- how the buggy lines run ---------------------------------------------------------
 
 // A story line that runs and gives `shape`, or one PyTorch stops at with `error`.
@@ -595,26 +628,26 @@ Msg claim_inverted_mask(const MistakeContext& x, const MistakeResult& r) {
 
 const std::vector<MistakeSpec> kMistakes = {
     {"softmax_wrong_axis", Str::exp_mistake_softmax_wrong_axis_title, "weights = scores.softmax(dim=-2)",
-     "weights = scores.softmax(dim=-1)   # over the keys", run_softmax_wrong_axis, say_softmax_wrong_axis},
+     "weights = scores.softmax(dim=-1)   # {#over_keys}", run_softmax_wrong_axis, say_softmax_wrong_axis},
     {"softmax_over_heads", Str::exp_mistake_softmax_over_heads_title,
-     "weights = F.softmax(scores, dim=1)   # scores: (B, h, L_q, L_kv), dim 1 is h",
+     "weights = F.softmax(scores, dim=1)   # scores: (B, h, L_q, L_kv){#dim1_is_h}",
      "weights = F.softmax(scores, dim=-1)", run_softmax_over_heads, say_softmax_over_heads, claim_softmax_over_heads},
     {"no_scaling", Str::exp_mistake_no_scaling_title, "scores = q @ k.transpose(-2, -1)",
      "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)", run_no_scaling, say_no_scaling},
     {"inverted_mask", Str::exp_mistake_inverted_mask_title, "scores = scores.masked_fill(mask == 1, {fill})",
-     "scores = scores.masked_fill(mask == 0, {fill})   # mask: 1 keep, 0 hide", run_inverted_mask, say_inverted_mask,
+     "scores = scores.masked_fill(mask == 0, {fill})   # {#keep_hide}", run_inverted_mask, say_inverted_mask,
      claim_inverted_mask},
     {"mask_after_softmax", Str::exp_mistake_mask_after_softmax_title,
      "weights = scores.softmax(dim=-1).masked_fill(mask == 0, 0)",
      "weights = scores.masked_fill(mask == 0, {fill}).softmax(dim=-1)", run_mask_after_softmax, say_mask_after_softmax},
-    {"wrong_split_view", Str::exp_mistake_wrong_split_view_title, "q = q.view(B, h, L, d_k)   # same for k, v",
+    {"wrong_split_view", Str::exp_mistake_wrong_split_view_title, "q = q.view(B, h, L, d_k)   # {#same_kv}",
      "q = q.view(B, L, h, d_k).transpose(1, 2)", run_wrong_split_view, say_wrong_split_view, claim_wrong_split_view},
     {"concat_without_transpose", Str::exp_mistake_concat_without_transpose_title,
      "x = context.view(B, L, h * d_v)   # context: (B, h, L, d_v)",
      "x = context.transpose(1, 2).contiguous().view(B, L, h * d_v)", run_concat_without_transpose,
      say_concat_without_transpose},
     {"hard_coded_dk", Str::exp_mistake_hard_coded_dk_title,
-     "q = q.view(B, L, h, 128).transpose(1, 2)   # d_k = 128 copied from another model",
+     "q = q.view(B, L, h, 128).transpose(1, 2)   # {#dk_copied}",
      "q = q.view(B, L, h, d_model // h).transpose(1, 2)", run_hard_coded_dk, say_hard_coded_dk},
     {"k_instead_of_kt", Str::exp_mistake_k_instead_of_kt_title, "scores = q @ k / math.sqrt(d_k)",
      "scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)", run_k_instead_of_kt, say_k_instead_of_kt},
@@ -623,20 +656,20 @@ const std::vector<MistakeSpec> kMistakes = {
      "x = context.transpose(1, 2).contiguous().view(B, L, h * d_v)", run_view_without_contiguous,
      say_view_without_contiguous},
     {"mask_wrong_length", Str::exp_mistake_mask_length_title,
-     "mask = torch.tril(torch.ones({short}, {short}))   # built for {short} positions\n"
+     "mask = torch.tril(torch.ones({short}, {short}))   # {#built_for}\n"
      "scores = scores.masked_fill(mask == 0, {fill})   # scores: ({B}, {h}, {L_q}, {L_kv})",
-     "mask = torch.tril(torch.ones(L_q, L_kv))   # one row per query, one column per key", run_mask_wrong_length, say_mask_wrong_length},
+     "mask = torch.tril(torch.ones(L_q, L_kv))   # {#row_per_query}", run_mask_wrong_length, say_mask_wrong_length},
     {"pe_exponent_twice", Str::exp_mistake_pe_twice_title,
-     "for i in range(0, d_model, 2):\n    denom = 10000 ** (2 * i / d_model)   # i is already 2k",
-     "for i in range(0, d_model, 2):\n    denom = 10000 ** (i / d_model)   # 10000^(2k / d_model), section 3.5",
+     "for i in range(0, d_model, 2):\n    denom = 10000 ** (2 * i / d_model)   # {#already_2k}",
+     "for i in range(0, d_model, 2):\n    denom = 10000 ** (i / d_model)   # 10000^(2k / d_model){#section35}",
      run_pe_exponent_twice, say_pe_exponent_twice},
     {"view_infers_length", Str::exp_mistake_infer_length_title,
-     "q = self.W_q(x).view(batch, -1, self.h, 128).transpose(1, 2)   # d_k written as 128; k, v alike",
+     "q = self.W_q(x).view(batch, -1, self.h, 128).transpose(1, 2)   # {#dk_written}",
      "q = self.W_q(x).view(batch, -1, self.h, self.d_model // self.h).transpose(1, 2)", run_view_infers_length,
      say_view_infers_length, claim_view_infers_length, MaskKind::None},
     {"additive_mask_convention", Str::exp_mistake_additive_title,
-     "scores = scores + mask * -1e9   # 1 = blocked (a NumPy tutorial), but mask = torch.tril(...) has 1 = keep",
-     "scores = scores + (1 - mask) * -1e9   # or scores.masked_fill(mask == 0, -1e9)", run_additive_mask_convention,
+     "scores = scores + mask * -1e9   # {#blocked_numpy}",
+     "scores = scores + (1 - mask) * -1e9   # {#or_masked_fill}", run_additive_mask_convention,
      say_additive_mask_convention},
 };
 
@@ -700,8 +733,8 @@ MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base, con
     r.spec = &m;
     r.key = m.key;
     r.title = m.title;
-    r.buggy_line = fill_in(m.buggy_line, x);
-    r.correct_line = fill_in(m.correct_line, x);
+    r.buggy_line = code_msg(m.buggy_line, x);
+    r.correct_line = code_msg(m.correct_line, x);
     m.run(x, r);
     if (r.runs) {
         measure(x, r);

@@ -114,7 +114,7 @@ struct MistakeResult {
     const MistakeSpec* spec = nullptr;
     std::string key;             // stable: "softmax_wrong_axis" (= spec->key)
     Msg title;
-    std::string buggy_line, correct_line;  // PyTorch, with the run's fill and sizes written in
+    Msg buggy_line, correct_line;  // PyTorch, with the run's fill and sizes written in (comments in the reader's language)
     bool runs = true;            // false: PyTorch would raise
     std::string error;           // the RuntimeError PyTorch raises, with the actual numbers (English, as PyTorch prints it)
     std::string stops_at;        // stage key where the run stops (when !runs)
@@ -148,7 +148,7 @@ struct MistakeContext;
 struct MistakeSpec {
     const char* key;           // stable id: state(), tests, the page's layout ("mistake:<key>")
     Str title;
-    const char* buggy_line;    // PyTorch; {fill} stands for the run's fill literal, {short} for a
+    const char* buggy_line;    // PyTorch ({#key}: a comment's words, kCodeComments); {fill} stands for the run's fill literal, {short} for a
                                // wrong mask length, {B} {h} {L_q} {L_kv} {d_model} for the run's sizes
     const char* correct_line;
     // How the buggy line runs: fills r.weights.data and r.output.data, or sets r.runs =
