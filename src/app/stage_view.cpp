@@ -187,6 +187,13 @@ void draw_selection(LabApp& app) {
     }
 }
 
+// Raw SDPA skips some stages (trace.h: StageStatus): the stage says so, and why, above its maps.
+void draw_skipped_note(LabApp& app, const StageRecord& rec) {
+    if (rec.status != StageStatus::Skipped) return;
+    text_wrapped_colored(kSkippedColour, say(app, rec.skipped_because).c_str());
+    lab_note_rect(app, "note:skipped");
+}
+
 // A (B, h, ...) tensor drawn as one map per head: the stage asks for it, or "all heads" is on.
 bool as_small_multiples(const LabApp& app, const StageShow& s) {
     return app.trace[s.tensor].shape.size() == 4 && (app.all_heads || s.every_head) && app.trace.config.heads > 1;
@@ -224,6 +231,8 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     draw_stepper_header(app);
     draw_selection(app);
     if (!app.stepper.shown) draw_untrained_note(app);  // else the header says which weights
+    const StepperPlace& place = places[static_cast<size_t>(at)];
+    if (!app.stepper.shown && place.attention >= 0) draw_skipped_note(app, app.trace.stages[static_cast<size_t>(place.attention)]);
     ImGui::Separator();
     if (stepper_grads(app)) {
         draw_backward_pairs(app, text.backward->pairs);

@@ -137,7 +137,7 @@ StepperStageText stepper_stage_text(const LabApp& app, const StepperPlace& place
                 &rec.checks, g ? &g->block_checks[static_cast<size_t>(place.block)] : nullptr, &backward_info(info.id)};
     }
     const int s = std::clamp(place.attention, 0, kStageCount - 1);
-    const StageInfo& info = stage_infos()[static_cast<size_t>(s)];
+    const StageInfo& info = stage_infos(app.trace.config)[static_cast<size_t>(s)];
     const StageRecord& rec = app.trace.stages[static_cast<size_t>(s)];
     return {info.key, info.title, info.formula, info.why, info.chip, info.pytorch, &info.shows, &rec.shape_steps,
             &rec.checks, g ? &g->checks[static_cast<size_t>(s)] : nullptr, &backward_info(info.id)};
