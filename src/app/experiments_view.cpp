@@ -581,7 +581,10 @@ void compute(LabApp& app) {
     ExperimentPanel& panel = *app.panels[app.experiment];
     if (panel.computed_for == app.generation && !panel.stale) return;
     const auto t0 = std::chrono::steady_clock::now();
-    const AttentionConfig& c = app.trace.config;
+    // The experiments vary heads, masks, PE and cross-attention of multi-head attention: from
+    // raw SDPA they start at its sizes with raw off (its Q, K, V would not fit their configurations).
+    AttentionConfig c = app.trace.config;
+    c.raw = false;
     const double need = estimate_trace_bytes(c) * kExperiments[app.experiment].traces_kept;
     panel.computed_for = app.generation, panel.stale = false;
     panel.too_large = need > kBudget ? Msg(UiStr::xv_too_large, need / 1048576.0, kBudget / 1048576.0) : Msg();

@@ -424,8 +424,8 @@ void make_raw_inputs(const AttentionConfig& c, AttentionInputs& in) {
     fill_normal(in.q, stream_seed(c.seed, "raw:q"));
     fill_normal(in.k, stream_seed(c.seed, "raw:k"));
     fill_normal(in.v, stream_seed(c.seed, "raw:v"));
-    in.x.data = in.q.data;
-    in.memory.data = in.q.data;
+    in.x = in.q, in.x.name = "x";  // what the input stage records as x (run_trace reads q, k, v)
+    in.memory = in.q, in.memory.name = "memory";
 }
 
 }  // namespace
