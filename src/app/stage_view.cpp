@@ -96,11 +96,12 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     const Slice s = slice_of(t, app.batch_item, head);
     std::string title = t.name + "  " + shape_on_screen(app, t);
     if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
-    if (s.prefix.size() == 2) title += say(app, Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head));
+    const bool heads = s.prefix.size() == 2 && !app.trace.config.raw;  // raw SDPA: one attention, no head to name
+    if (s.prefix.size() == 2) title += say(app, heads ? Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head) : Msg(UiStr::ui_stage_title_item, s.prefix[0]));
     if (short_title) title = say(app, Msg(UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
     if (short_title && ImGui::CalcTextSize(title.c_str()).x > ImGui::GetContentRegionAvail().x)
         title = say(app, Msg(UiStr::ui_stage_title_head_short, head));  // a small multiple: its shape is in the title above
-    text_wrapped_colored(s.prefix.size() == 2 ? ImGui::ColorConvertU32ToFloat4(head_color(head)) : ImGui::GetStyleColorVec4(ImGuiCol_Text),
+    text_wrapped_colored(heads ? ImGui::ColorConvertU32ToFloat4(head_color(head)) : ImGui::GetStyleColorVec4(ImGuiCol_Text),
                          title.c_str());
     const std::vector<std::string> rows = axis_labels(app, s.row_dim, s.rows);
     const std::vector<std::string> cols = axis_labels(app, s.col_dim, s.cols);

@@ -157,7 +157,8 @@ const char* stepper_weights_key(const LabApp& app) {
 }
 
 Msg stepper_weights_label(const LabApp& app) {
-    if (!app.stepper.shown) return Msg(UiStr::stp_weights_random, static_cast<long long>(app.trace.config.seed));
+    if (!app.stepper.shown)  // raw SDPA has no weights: what is random there is Q, K, V
+        return Msg(app.trace.config.raw ? UiStr::stp_weights_raw : UiStr::stp_weights_random, static_cast<long long>(app.trace.config.seed));
     const Trainer& t = *app.training.trainer;
     const char* task = task_name(t.task().kind);
     switch (app.training.source) {
