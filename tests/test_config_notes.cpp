@@ -35,7 +35,7 @@ TEST_CASE("a loaded config file says what it set and what kept its value (mask, 
     REQUIRE(en.size() == 2);
     CHECK(en[0] == "from the file: d_model=512, heads=8 (d_k, d_v checked against d_model / h)");
     CHECK(en[1] == "kept from before (the file does not set them): seq_len=4, batch=2, seed=42, mask=causal, "
-                   "mask_fill=-inf, scale=on, pe=on, bias=on, cross=off, raw=off");
+                   "mask_fill=-inf, scale=on, pe=on, bias=on, cross=off");
     const std::vector<std::string> zh = rendered(config_file_summary(r), Lang::Zh);
     CHECK(zh[1].find("沿用之前的设置（文件没有指定）：seq_len=4") == 0);
     // Whatever was before is what is reported as kept.

@@ -228,6 +228,15 @@ TEST_CASE("raw SDPA: the URL hash, config files, the manifest and the CLI carry 
     const ConfigFileResult toml = parse_config_file("[attention]\nraw = true\nd_model = 64\nh = 1\npe = false\nbias = false\n", "toml");
     CHECK(toml.ok);
     CHECK(toml.config.raw);
+    const std::vector<Msg> loaded = config_file_summary(json);
+    REQUIRE(!loaded.empty());
+    CHECK(en(loaded[0]).find("raw=on") != std::string::npos);  // the file set it: said
+    const std::vector<Msg> kept = config_file_summary(parse_config_file(R"({"d_model": 64})", "json", tutorial()));
+    REQUIRE(kept.size() == 2);
+    CHECK(en(kept[1]).find("raw=on") != std::string::npos);  // kept from the raw configuration before: said
+    const std::vector<Msg> plain = config_file_summary(parse_config_file(R"({"d_model": 64})", "json"));
+    REQUIRE(plain.size() == 2);
+    CHECK(en(plain[1]).find("raw") == std::string::npos);  // off and not in the file: no news
     const ConfigFileResult bad = parse_config_file(R"({"raw": true, "h": 4, "d_model": 64, "pe": false, "bias": false})", "json");
     REQUIRE(bad.errors.size() == 1);
     CHECK(bad.errors[0].param == "heads");
