@@ -95,6 +95,8 @@ torch_dumps() {  # torch_dumps [ATTNLAB [TAG]]: TAG names the dump folders of an
     "--d-model 512 --heads 8 --seq-len 10"
     "--d-model 12 --heads 3 --seq-len 5 --mask custom:10000/11000/10100/11110/11111 --no-bias --no-pe --no-scale"
     "--d-model 7 --heads 7 --seq-len 9 --batch 3 --seed 123"
+    "--raw --d-model 64 --heads 1 --mask none --no-pe --no-bias"    # tutorial 000: SDPA on raw (2, 4, 64) Q, K, V
+    "--raw --heads 1 --no-pe --no-bias --mask padding:4,0 --no-scale"  # raw, a fully masked item, no scaling
   )
   local i=0 ok=0
   for args in "${configs[@]}"; do

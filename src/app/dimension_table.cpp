@@ -15,7 +15,7 @@ namespace lab {
 namespace {
 
 void draw_dimensions_tab(LabApp& app) {
-    const auto& infos = stage_infos();
+    const auto& infos = stage_infos(app.trace.config);
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                   ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("dims", 4, flags)) return;

@@ -516,7 +516,7 @@ private:
         int n = m.mask_length;
         if (option_int(app, UiStr::xv_mask_len, "mask_len", &n, 1, ConfigLimits{}.max_len, true) && n != m.mask_length)
             options_.mask_length = n, stale = true;
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", say(app, Msg(UiStr::xv_mask_len_tip, c.L_q(), c.L_kv())).c_str());
+        item_tooltip(app, say(app, Msg(UiStr::xv_mask_len_tip, c.L_q(), c.L_kv())).c_str());
     }
 
     // The lines after the buggy one as PyTorch runs them: each one's shape, or the error it stops at.
@@ -632,7 +632,10 @@ void compute(LabApp& app) {
     ExperimentPanel& panel = *app.panels[app.experiment];
     if (panel.computed_for == app.generation && !panel.stale) return;
     const auto t0 = std::chrono::steady_clock::now();
-    const AttentionConfig& c = app.trace.config;
+    // The experiments vary heads, masks, PE and cross-attention of multi-head attention: from
+    // raw SDPA they start at its sizes with raw off (its Q, K, V would not fit their configurations).
+    AttentionConfig c = app.trace.config;
+    c.raw = false;
     const double need = estimate_trace_bytes(c) * kExperiments[app.experiment].traces_kept;
     panel.computed_for = app.generation, panel.stale = false;
     panel.too_large = need > kBudget ? Msg(UiStr::xv_too_large, need / 1048576.0, kBudget / 1048576.0) : Msg();

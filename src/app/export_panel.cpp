@@ -48,7 +48,7 @@ void copy(LabApp& app, const std::string& text, UiStr what) {
 }  // namespace
 
 void draw_export_section(LabApp& app) {
-    const StageInfo& info = stage_infos()[app.stage];
+    const StageInfo& info = stage_infos(app.trace.config)[app.stage];
     const Tensor* t = app.trace.find(info.result);
     const AttentionConfig& c = app.trace.config;
     text_wrapped_disabled(say(app, Msg(UiStr::ui_export_heading, t ? t->name.c_str() : "")).c_str());

@@ -88,10 +88,9 @@ void lab_recompute(LabApp& app) {
         app.weights = make_weights(c);
         app.weights_for = c;
     }
-    // The inputs depend on these alone (make_inputs); a mask or scaling knob keeps them.
-    const AttentionConfig& in = app.inputs_for;
-    if (app.inputs.x.data.empty() || in.seed != c.seed || in.batch != c.batch || in.L_q() != c.L_q() ||
-        in.L_kv() != c.L_kv() || in.d_model != c.d_model || in.cross != c.cross || app.inputs_tokens != app.tokens) {
+    // The inputs depend on what inputs_fit() compares (raw SDPA among it: its Q, K, V exist
+    // only in inputs made for it); a mask or scaling knob keeps them.
+    if (app.inputs.x.data.empty() || !inputs_fit(app.inputs_for, c) || app.inputs_tokens != app.tokens) {
         app.inputs = make_inputs(c, app.tokens);
         app.inputs_for = c;
         app.inputs_tokens = app.tokens;

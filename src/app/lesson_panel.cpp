@@ -359,8 +359,12 @@ void lesson_answer(LabApp& app, const LessonResponse& response) {
 
 std::string shape_on_screen(const LabApp& app, const Tensor& t) {
     const LessonState& ls = app.lesson;
-    if (!current(app) || ls.correct || ls.question.kind != QuestionKind::Shape || !ls.question.ready) return shape_named(t);
-    return "(?)";
+    if (current(app) && !ls.correct && ls.question.kind == QuestionKind::Shape && ls.question.ready) return "(?)";
+    if (!app.trace.config.raw) return shape_named(t);
+    std::vector<int> shape = t.shape;  // raw SDPA: the tutorial's (B, L_q, L_kv), without the head axis of 1
+    std::vector<std::string> dims = t.dims;
+    drop_head_axis(&shape, &dims);
+    return shape_named(shape, dims);
 }
 
 void draw_lesson_menu(LabApp& app) {

@@ -109,6 +109,10 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         }
         ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
         ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.32f, 0.52f, 0.86f, 1));
+        // A stage raw SDPA skips is greyed (still a stop of the walk: it says why it is skipped).
+        const int a = places[i].attention;
+        const bool skipped = a >= 0 && !app.stepper.shown && app.trace.stages[static_cast<size_t>(a)].status == StageStatus::Skipped;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(skipped ? ImGuiCol_TextDisabled : ImGuiCol_Text));
         const std::string label = chip_label(i, failing ? " !" : "") + "###chip" + std::to_string(i);
         const float need = ImGui::CalcTextSize(label.c_str(), nullptr, true).x + pad * 2;
         const float w = need * squeeze;
@@ -117,8 +121,9 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         ImGui::PopStyleVar();
         check_width("chip", label.c_str(), need, w);
         lab_note_rect(app, std::string("chip:") + texts[i].key);
-        ImGui::PopStyleColor(2);
-        item_tooltip(app, (std::string(tr(app, texts[i].title)) + "\n" + tr(app, texts[i].formula)).c_str());
+        ImGui::PopStyleColor(3);
+        item_tooltip(app, (std::string(tr(app, texts[i].title)) + "
+" + tr(app, texts[i].formula)).c_str());
     }
     ImGui::SetWindowFontScale(1.0f);
     ImGui::End();

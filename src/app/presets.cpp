@@ -15,6 +15,9 @@ AttentionConfig sized(int d_model, int heads, int seq_len, int batch) {
 
 const std::vector<Preset>& presets() {
     static const std::vector<Preset> list = [] {
+        // Tutorial 000's first example: scaled_dot_product_attention(Q, K, V) on (2, 4, 64) tensors.
+        AttentionConfig raw = sized(64, 1, 4, 2);
+        raw.raw = true, raw.pe = false, raw.bias = false, raw.mask = MaskKind::None;
         AttentionConfig cross = sized(8, 2, 4, 2);
         cross.cross = true, cross.kv_len = 6, cross.mask = MaskKind::None;
         return std::vector<Preset>{
@@ -24,6 +27,7 @@ const std::vector<Preset>& presets() {
             {"Single sentence", UiStr::ui_preset_sentence, UiStr::ui_preset_sentence_what, sized(512, 8, 1, 1),
              UiStr::ui_preset_sentence_text},
             {"Cross-attention", UiStr::ui_preset_cross, UiStr::ui_preset_cross_what, cross},
+            {"Raw SDPA", UiStr::ui_preset_raw, UiStr::ui_preset_raw_what, raw},
         };
     }();
     return list;

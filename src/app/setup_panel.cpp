@@ -107,22 +107,41 @@ bool draw_presets(LabApp& app) {
     return changed;
 }
 
+// The raw SDPA switch: on, it sets what raw SDPA needs (validate() refuses the rest), so the
+// switch alone gives a valid configuration; off, the knobs stay where they are.
+bool draw_raw_switch(LabApp& app) {
+    AttentionConfig& c = app.config;
+    const bool changed = checkbox(ui_label(app, UiStr::ui_setup_raw, "raw"), &c.raw);
+    lab_note_rect(app, "switch:raw");
+    item_tooltip(app, tr(app, UiStr::ui_setup_raw_tip));
+    if (changed && c.raw) c.heads = 1, c.pe = false, c.bias = false, c.cross = false, c.kv_len = 0;
+    return changed;
+}
+
+// Knobs raw SDPA fixes are greyed while it is on, unless a link or file set them wrong.
+void begin_fixed_by_raw(const LabApp& app, const char* param) { ImGui::BeginDisabled(app.config.raw && !has_error(app, param)); }
+
 bool draw_sizes(LabApp& app) {
     AttentionConfig& c = app.config;
     bool changed = false;
     text_wrapped_disabled(tr(app, UiStr::ui_setup_sizes));
+    changed |= draw_raw_switch(app);
     changed |= int_knob(app, "d_model", "d_model", &c.d_model, tr(app, UiStr::ui_knob_d_model_tip));
+    begin_fixed_by_raw(app, "heads");
     changed |= int_knob(app, "heads", tr(app, UiStr::ui_knob_heads), &c.heads, tr(app, UiStr::ui_knob_heads_tip));
+    ImGui::EndDisabled();
     textf("d_k = d_v = %s", c.heads > 0 && c.d_model % c.heads == 0 ? std::to_string(c.d_k()).c_str() : "?");
     int seq = c.seq_len;
     if (int_knob(app, "seq_len", tr(app, UiStr::ui_knob_seq_len), &seq, tr(app, UiStr::ui_knob_seq_len_tip))) {
         c.seq_len = seq;
         changed = true;
     }
+    begin_fixed_by_raw(app, "cross");
     if (checkbox(ui_label(app, UiStr::ui_setup_cross, "cross"), &c.cross)) {
         c.kv_len = c.cross ? c.seq_len + 2 : 0;
         changed = true;
     }
+    ImGui::EndDisabled();
     item_tooltip(app, tr(app, UiStr::ui_setup_cross_tip));
     if (c.cross) changed |= int_knob(app, "kv_len", tr(app, UiStr::ui_knob_kv_len), &c.kv_len, tr(app, UiStr::ui_knob_kv_len_tip));
     changed |= int_knob(app, "batch", tr(app, UiStr::ui_knob_batch), &c.batch, tr(app, UiStr::ui_knob_batch_tip));
@@ -215,8 +234,12 @@ bool draw_switches(LabApp& app) {
     bool changed = false;
     text_wrapped_disabled(tr(app, UiStr::ui_setup_switches));
     changed |= checkbox(ui_label(app, UiStr::ui_switch_scale, "scale"), &c.scale);
+    begin_fixed_by_raw(app, "pe");
     changed |= checkbox(ui_label(app, UiStr::ui_switch_pe, "pe"), &c.pe);
+    ImGui::EndDisabled();
+    begin_fixed_by_raw(app, "bias");
     changed |= checkbox(ui_label(app, UiStr::ui_switch_bias, "bias"), &c.bias);
+    ImGui::EndDisabled();
     return changed;
 }
 

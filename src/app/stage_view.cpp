@@ -97,11 +97,12 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     const Slice s = slice_of(t, app.batch_item, head);
     std::string title = t.name + "  " + shape_on_screen(app, t);
     if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
-    if (s.prefix.size() == 2) title += say(app, Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head));
+    const bool heads = s.prefix.size() == 2 && !app.trace.config.raw;  // raw SDPA: one attention, no head to name
+    if (s.prefix.size() == 2) title += say(app, heads ? Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head) : Msg(UiStr::ui_stage_title_item, s.prefix[0]));
     if (short_title) title = say(app, Msg(UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
     if (short_title && ImGui::CalcTextSize(title.c_str()).x > ImGui::GetContentRegionAvail().x)
         title = say(app, Msg(UiStr::ui_stage_title_head_short, head));  // a small multiple: its shape is in the title above
-    text_wrapped_colored(s.prefix.size() == 2 ? ImGui::ColorConvertU32ToFloat4(head_color(head)) : ImGui::GetStyleColorVec4(ImGuiCol_Text),
+    text_wrapped_colored(heads ? ImGui::ColorConvertU32ToFloat4(head_color(head)) : ImGui::GetStyleColorVec4(ImGuiCol_Text),
                          title.c_str());
     const std::vector<std::string> rows = axis_labels(app, s.row_dim, s.rows);
     const std::vector<std::string> cols = axis_labels(app, s.col_dim, s.cols);
@@ -190,6 +191,13 @@ void draw_selection(LabApp& app) {
     }
 }
 
+// Raw SDPA skips some stages (trace.h: StageStatus): the stage says so, and why, above its maps.
+void draw_skipped_note(LabApp& app, const StageRecord& rec) {
+    if (rec.status != StageStatus::Skipped) return;
+    text_wrapped_colored(kSkippedColour, say(app, rec.skipped_because).c_str());
+    lab_note_rect(app, "note:skipped");
+}
+
 // A (B, h, ...) tensor drawn as one map per head: the stage asks for it, or "all heads" is on.
 bool as_small_multiples(const LabApp& app, const StageShow& s) {
     return app.trace[s.tensor].shape.size() == 4 && (app.all_heads || s.every_head) && app.trace.config.heads > 1;
@@ -228,6 +236,8 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     draw_stepper_header(app);
     draw_selection(app);
     if (!app.stepper.shown) draw_untrained_note(app);  // else the header says which weights
+    const StepperPlace& place = places[static_cast<size_t>(at)];
+    if (!app.stepper.shown && place.attention >= 0) draw_skipped_note(app, app.trace.stages[static_cast<size_t>(place.attention)]);
     ImGui::Separator();
     if (stepper_grads(app)) {
         draw_backward_pairs(app, text.backward->pairs);

@@ -68,7 +68,7 @@ Json fonts_json(const LabApp& app) {
 }  // namespace
 
 std::string lab_state_json(const LabApp& app) {
-    const StageInfo& info = stage_infos()[app.stage];
+    const StageInfo& info = stage_infos(app.trace.config)[app.stage];
     Json s = Json::object();
     s["frame"] = app.frame;
     s["experiment"] = experiment_state(app);

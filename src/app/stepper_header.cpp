@@ -104,9 +104,12 @@ void draw_stepper_header(LabApp& app) {
     if (st.shown) draw_model_picker(app);
     const std::string backward = ui_label(app, UiStr::stp_backward, "stepper:backward");
     next_item(ImGui::GetFrameHeight() + ImGui::CalcTextSize(backward.c_str(), nullptr, true).x + ImGui::GetStyle().ItemInnerSpacing.x);
+    const bool raw = app.trace.config.raw && !st.shown;
+    ImGui::BeginDisabled(raw);
     ImGui::Checkbox(backward.c_str(), &st.sel.backward);
+    ImGui::EndDisabled();
     lab_note_rect(app, "stepper:backward");
-    item_tooltip(app, tr(app, UiStr::stp_backward_tip));
+    item_tooltip(app, tr(app, raw ? UiStr::stp_backward_raw_tip : UiStr::stp_backward_tip));
     if (st.shown) {
         const ModelTrace& m = st.model;
         std::string q, k;

@@ -87,6 +87,8 @@ void stepper_refresh(LabApp& app) {
         st.model = ModelTrace{};
         lab_recompute(app);
     }
+    // Raw SDPA has no projections for the backward view's dL/dX to flow through: it is off.
+    if (app.trace.config.raw && !st.shown) st.sel.backward = false;
     if (st.sel.backward && st.probe_for != app.generation) {
         st.probe = attention_backward_trace(app.trace);
         st.probe_for = app.generation;
@@ -137,7 +139,7 @@ StepperStageText stepper_stage_text(const LabApp& app, const StepperPlace& place
                 &rec.checks, g ? &g->block_checks[static_cast<size_t>(place.block)] : nullptr, &backward_info(info.id)};
     }
     const int s = std::clamp(place.attention, 0, kStageCount - 1);
-    const StageInfo& info = stage_infos()[static_cast<size_t>(s)];
+    const StageInfo& info = stage_infos(app.trace.config)[static_cast<size_t>(s)];
     const StageRecord& rec = app.trace.stages[static_cast<size_t>(s)];
     return {info.key, info.title, info.formula, info.why, info.chip, info.pytorch, &info.shows, &rec.shape_steps,
             &rec.checks, g ? &g->checks[static_cast<size_t>(s)] : nullptr, &backward_info(info.id)};
@@ -157,7 +159,8 @@ const char* stepper_weights_key(const LabApp& app) {
 }
 
 Msg stepper_weights_label(const LabApp& app) {
-    if (!app.stepper.shown) return Msg(UiStr::stp_weights_random, static_cast<long long>(app.trace.config.seed));
+    if (!app.stepper.shown)  // raw SDPA has no weights: what is random there is Q, K, V
+        return Msg(app.trace.config.raw ? UiStr::stp_weights_raw : UiStr::stp_weights_random, static_cast<long long>(app.trace.config.seed));
     const Trainer& t = *app.training.trainer;
     const char* task = task_name(t.task().kind);
     switch (app.training.source) {

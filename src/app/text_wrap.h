@@ -20,6 +20,7 @@ void text_wrapped_colored(const ImVec4& colour, const char* text);
 // The colour of notes that say what the numbers on screen mean (the untrained-weights line,
 // the Train view's findings).
 inline const ImVec4 kNoteColour(1.0f, 0.8f, 0.4f, 1);
+inline const ImVec4 kSkippedColour(0.55f, 0.8f, 1.0f, 1);  // a stage raw SDPA skips: said, not a warning
 // The height text_wrapped would give `text` in `width` pixels (for laying panels out).
 float wrapped_height(const char* text, float width);
 

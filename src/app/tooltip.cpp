@@ -50,7 +50,7 @@ ImVec2 place(const LabApp& app, ImVec2 size) {
 
 void item_tooltip(LabApp& app, const char* text) {
     const ImVec2 item = ImGui::GetItemRectMin();
-    const bool hovered = ImGui::IsItemHovered();
+    const bool hovered = ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled);  // a greyed knob says why
     float* hushed = app.tooltip_hushed;
     const bool this_item = hushed[0] == item.x && hushed[1] == item.y;
     if (!hovered) {

@@ -17,13 +17,21 @@
 
 namespace lab {
 
+namespace {
+
+// Raw SDPA has no weights at all: its line says what is random there instead.
+UiStr short_text(const LabApp& app) { return app.trace.config.raw ? UiStr::ui_raw_short : UiStr::ui_untrained_short; }
+UiStr detail_text(const LabApp& app) { return app.trace.config.raw ? UiStr::ui_raw_detail : UiStr::ui_untrained_detail; }
+
+}  // namespace
+
 void draw_untrained_note(LabApp& app) {
     const unsigned seed = app.trace.config.seed;
-    text_wrapped_colored(kNoteColour, say(app, Msg(UiStr::ui_untrained_short, seed)).c_str());
+    text_wrapped_colored(kNoteColour, say(app, Msg(short_text(app), seed)).c_str());
     lab_note_rect(app, "note:untrained");
     if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
-        text_wrapped_width(say(app, Msg(UiStr::ui_untrained_detail, seed)).c_str(), nullptr, ImGui::GetFontSize() * 32);
+        text_wrapped_width(say(app, Msg(detail_text(app), seed)).c_str(), nullptr, ImGui::GetFontSize() * 32);
         ImGui::EndTooltip();
     }
     // The way to weights that mean something: the Train view (a shipped model opens at once).
@@ -43,8 +51,8 @@ void draw_untrained_note(LabApp& app) {
 Json untrained_note_json(const LabApp& app) {
     if (app.stepper.shown) return nullptr;  // the stepper's header names the model's weights instead
     const unsigned seed = app.trace.config.seed;
-    return {{"source", "random"}, {"text", say(app, Msg(UiStr::ui_untrained_short, seed))},
-            {"detail", say(app, Msg(UiStr::ui_untrained_detail, seed))}};
+    return {{"source", "random"}, {"text", say(app, Msg(short_text(app), seed))},
+            {"detail", say(app, Msg(detail_text(app), seed))}};
 }
 
 }  // namespace lab

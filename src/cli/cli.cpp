@@ -30,7 +30,7 @@ namespace lab {
 std::string cli_usage() {
     return "usage: attnlab trace [--config FILE] [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N]\n"
            "                     [--seed N] [--mask none|causal|padding[:L1,L2,...]|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
-           "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--format table|json] [--out DIR]\n"
+           "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--raw] [--format table|json] [--out DIR]\n"
            "                     [--print TENSOR [--item B] [--head H]]\n"
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
            "       attnlab train [--task copy|reverse|sort|induction|coref] [...]   (attnlab train --help)\n"
@@ -38,6 +38,9 @@ std::string cli_usage() {
            "       attnlab help\n"
            "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
            "  --mask padding alone gives item b the length L - 2b (at least 1): L, L-2, ...\n"
+           "  --raw runs scaled_dot_product_attention(Q, K, V) on Q, K, V drawn directly (the tutorials' first example),\n"
+           "    no projections or heads: with --heads 1 --no-pe --no-bias, e.g. --raw --d-model 64 --heads 1 --no-pe\n"
+           "    --no-bias --mask none for their (2, 4, 64) tensors\n"
            "  --config FILE reads a .json (d_model, h, d_k, seq_len, batch_size, seed, ...) or a .toml with an\n"
            "    [attention] table; flags after it override the file, keys the lab does not use are listed as a note\n"
            "  --print TENSOR prints one tensor of the trace (weights, scores, q_heads, output, mask, ...) the way\n"
@@ -317,7 +320,7 @@ std::string english(const Msg& m) { return render(m, Lang::En); }
 
 void print_table(const Trace& tr, std::ostream& out) {
     const AttentionConfig& c = tr.config;
-    out << "multi-head attention  d_model=" << c.d_model << "  h=" << c.heads << "  d_k=d_v=" << c.d_k()
+    out << (c.raw ? "raw scaled dot-product attention (Q, K, V drawn directly)  d_model=" : "multi-head attention  d_model=") << c.d_model << "  h=" << c.heads << "  d_k=d_v=" << c.d_k()
         << "  B=" << c.batch << "  L_q=" << c.L_q() << "  L_kv=" << c.L_kv() << "  mask=" << mask_kind_name(c.mask)
         << "  fill=" << mask_fill_name(c.mask_fill) << "  scale=" << (c.scale ? "on" : "off")
         << "  pe=" << (c.pe ? "on" : "off") << "  bias=" << (c.bias ? "on" : "off")
@@ -331,6 +334,7 @@ void print_table(const Trace& tr, std::ostream& out) {
                 << pad(english(st.op), 36) << shape_named(st.shape, st.dims) << "\n";
             first = false;
         }
+        if (tr.stages[s].status == StageStatus::Skipped) out << pad("", 18) << english(tr.stages[s].skipped_because) << "\n";
     }
     out << "\ninvariants (NaN: only in fully-masked rows, not a pass; fact: shown, not a check)\n";
     const char* const mark[] = {"ok  ", "FAIL", "NaN ", "fact"};  // in Verdict's order

@@ -56,6 +56,17 @@ void check_range(std::vector<ConfigError>& errors, const char* param, int value,
         errors.push_back({param, Msg(Str::cfg_too_large, param, value, hi, what)});
 }
 
+// Raw SDPA has no x, no projections and no head axis: the knobs that act on them must be
+// off, each refusal naming its knob (a link or file that says raw=1 and heads=8 is a mistake
+// to show, not to repair silently).
+void check_raw(std::vector<ConfigError>& errors, const AttentionConfig& c) {
+    if (!c.raw) return;
+    if (c.heads != 1) errors.push_back({"heads", Msg(Str::cfg_raw_heads, c.heads)});
+    if (c.pe) errors.push_back({"pe", Msg(Str::cfg_raw_pe)});
+    if (c.bias) errors.push_back({"bias", Msg(Str::cfg_raw_bias)});
+    if (c.cross) errors.push_back({"cross", Msg(Str::cfg_raw_cross)});
+}
+
 }  // namespace
 
 std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& limits) {
@@ -69,6 +80,7 @@ std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& 
 
     if (c.d_model % c.heads != 0)
         errors.push_back({"heads", Msg(Str::cfg_heads_not_divisor, c.d_model, c.heads, join(valid_heads(c.d_model)))});
+    check_raw(errors, c);
     if (!c.cross && c.kv_len != 0 && c.kv_len != c.seq_len)
         errors.push_back({"kv_len", Msg(Str::cfg_kv_len_self, c.kv_len, c.seq_len)});
     if (c.mask == MaskKind::Padding) {

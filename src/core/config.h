@@ -31,6 +31,10 @@ struct AttentionConfig {
     bool pe = true;            // add sinusoidal positional encoding (§3.5)
     bool bias = true;          // projection biases
     bool cross = false;        // Q from x, K and V from an encoder memory
+    // Raw SDPA (tutorial 000's first example, scaled_dot_product_attention(Q, K, V)): Q, K, V
+    // drawn directly with shapes (B, L_q, d_k), (B, L_kv, d_k), (B, L_kv, d_v); no positional
+    // encoding, no projections, one attention. validate() asks for heads=1 and pe, bias, cross off.
+    bool raw = false;
 
     int d_k() const { return heads > 0 ? d_model / heads : 0; }
     int d_v() const { return d_k(); }

@@ -83,6 +83,8 @@ KeyTable<C> make_attention_keys() {
         on_off<&C::pe>("pe").flag("--no-pe"),
         on_off<&C::bias>("bias").flag("--no-bias"),
         on_off<&C::cross>("cross").flag("--cross"),
+        // Written only when on, so every manifest, link and dump without it stays as it was.
+        on_off<&C::raw>("raw").flag("--raw").written_when([](const void* c) { return as(c).raw; }),
         // 0 = the same as seq_len (self-attention); written as L_kv, in the hash only for cross-attention.
         whole<&C::kv_len>("kv_len", 0, &ConfigLimits::max_len)
             .flag("--kv-len").zero_stands_for(Str::cli_zero_kv_len)

@@ -154,12 +154,42 @@ Msg derive_moved_cell(const Trace& tr, T name, const Index& idx, const std::stri
                         "(" + n(pos) + " / 10000^(" + n(col - col % 2) + "/" + n(c.d_model) + ")))");
 }
 
+// Raw SDPA: Q, K, V are drawn, split / concat / W^O are copies (trace.cpp); empty for the
+// cells whose derivation is the multi-head one (scores, weights, context with head 0).
+Msg derive_raw_cell(T name, const Index& idx, const std::string& v) {
+    const std::string at = "[b=" + n(idx[0]) + ", i=" + n(idx[1]) + ", " + n(idx.back()) + "] = ";
+    switch (name) {
+        case T::X:
+        case T::Memory:
+        case T::QueryIn:
+        case T::KeyValueIn:
+        case T::Q:
+        case T::K:
+        case T::V: {
+            const char* role = name == T::K ? "K" : name == T::V ? "V" : "Q";
+            return Msg::literal(std::string(role) + at + v).then(Msg(Str::chk_der_raw_drawn));
+        }
+        case T::Concat:
+        case T::Output: return Msg::literal("output" + at + v).then(Msg(Str::chk_der_raw_copy));
+        case T::QHeads:
+        case T::KHeads:
+        case T::VHeads: {
+            const char* role = name == T::KHeads ? "K" : name == T::VHeads ? "V" : "Q";
+            return Msg::literal(std::string(role) + "[b=" + n(idx[0]) + ", i=" + n(idx[2]) + ", " + n(idx[3]) + "] = " + v)
+                .then(Msg(Str::chk_der_raw_drawn));
+        }
+        default: return {};
+    }
+}
+
 }  // namespace
 
 Msg derive_cell(const Trace& tr, TensorId name, const Index& index) {
     const Tensor* t = tr.find(name);
     if (!t || !in_range(*t, index)) return {};
     const std::string v = format_value(t->data[flat(*t, index)]);
+    if (tr.config.raw)
+        if (Msg m = derive_raw_cell(name, index, v); !m.empty()) return m;
     switch (name) {
         case T::Scores:
         case T::Scaled:

@@ -114,6 +114,7 @@ void check_inputs_and_heads(Trace& tr) {
     }
     for (TensorId id : {TensorId::Q, TensorId::K, TensorId::V})
         checks(tr, StageId::Project).push_back(finite_check(tr[id]));
+    if (c.raw) return;  // raw SDPA has no heads: split is skipped (a copy), nothing to claim about columns
     checks(tr, StageId::SplitHeads).push_back(product_fact("heads_times_dk", "h \xc2\xb7 d_k = d_model", c.heads, c.d_k(), c.d_model));
     const bool split_ok = heads_match_columns(tr[TensorId::QHeads], tr[TensorId::Q]) &&
                           heads_match_columns(tr[TensorId::KHeads], tr[TensorId::K]) &&
@@ -135,7 +136,9 @@ void check_scores(Trace& tr) {
         {"scaled_is_scores_over_sqrt_dk",
          c.scale ? Msg::literal("scaled = scores / sqrt(d_k)") : Msg(Str::chk_scaling_off_label),
          holds(e.err <= 1e-6 * (1 + e.largest)), Msg(Str::chk_max_error, e.err)});
-    for (InvariantCheck& fact : footnote4_facts(c, score_stats(tr, scan.moments), score_stats_without_pe_bias(tr)))
+    // Raw SDPA has no positional encoding or biases to take away: the live Q, K are the plain ones.
+    const ScoreStats live = score_stats(tr, scan.moments);
+    for (InvariantCheck& fact : footnote4_facts(c, live, c.raw ? live : score_stats_without_pe_bias(tr)))
         checks(tr, StageId::Scale).push_back(std::move(fact));
 }
 
@@ -194,16 +197,22 @@ void check_softmax(Trace& tr) {
                                             Msg(Str::chk_min_max_3g, double(all.lo), double(all.hi))});
 }
 
+// 9: concat undoes the split; h·d_v = d_model.
+void check_concat(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    checks(tr, StageId::Concat).push_back(product_fact("hdv_is_dmodel", "h \xc2\xb7 d_v = d_model", c.heads, c.d_v(), c.d_model));
+    const bool concat_ok = heads_match_columns(tr[TensorId::Context], tr[TensorId::Concat]);
+    checks(tr, StageId::Concat).push_back({"concat_inverts_split", Str::chk_concat_label, holds(concat_ok),
+                                           concat_ok ? Str::chk_concat_ok : Str::chk_concat_bad});
+}
+
 // 8-10: context, concat, output; NaN only where fully masked rows (-inf fill) put it.
 void check_outputs(Trace& tr) {
     const AttentionConfig& c = tr.config;
     const Tensor& mask = tr[TensorId::Mask];
     const bool nan_fill = c.mask_fill == MaskFill::NegInf;
     checks(tr, StageId::Context).push_back(finite_check(tr[TensorId::Context], &mask, nan_fill, c.heads));
-    checks(tr, StageId::Concat).push_back(product_fact("hdv_is_dmodel", "h \xc2\xb7 d_v = d_model", c.heads, c.d_v(), c.d_model));
-    const bool concat_ok = heads_match_columns(tr[TensorId::Context], tr[TensorId::Concat]);
-    checks(tr, StageId::Concat).push_back({"concat_inverts_split", Str::chk_concat_label, holds(concat_ok),
-                                           concat_ok ? Str::chk_concat_ok : Str::chk_concat_bad});
+    if (!c.raw) check_concat(tr);  // raw SDPA: one attention, nothing concatenated
     checks(tr, StageId::Output).push_back(finite_check(tr[TensorId::Output], &mask, nan_fill, 1));
 }
 

@@ -42,9 +42,43 @@ const std::vector<StageInfo> kStages = {
      {{T::Concat}, {T::Output}}},
 };
 
+// Raw SDPA (config.raw): the same ten stages (keys, results) as tutorial 000's
+// scaled_dot_product_attention(Q, K, V) runs them, in its names; 2, 3, 9 and 10 are skipped
+// (trace.h: StageStatus) and say why.
+const std::vector<StageInfo> kRawStages = {
+    {StageId::Input, "input", Str::stage_raw_input_chip, Str::stage_raw_input_title, Str::stage_raw_input_formula,
+     "Q = torch.randn(batch, seq_len, d_k); K = torch.randn(batch, seq_len, d_k); V = torch.randn(batch, seq_len, d_v)",
+     Str::stage_raw_input_why, T::Q, {{T::Q}, {T::K}, {T::V}}},
+    {StageId::Project, "project", Str::stage_raw_skipped_chip, Str::stage_raw_project_title,
+     Str::stage_raw_project_formula, "# skipped: Q, K, V are used as given", Str::raw_skip_project, T::Q,
+     {{T::Q}, {T::K}, {T::V}}},
+    {StageId::SplitHeads, "split_heads", Str::stage_raw_skipped_chip, Str::stage_raw_split_title,
+     Str::stage_raw_split_formula, "# skipped: no view / transpose, Q stays (batch, seq_len, d_k)", Str::raw_skip_split,
+     T::Q, {{T::Q}}},
+    {StageId::Scores, "scores", Str::stage_scores_chip, Str::stage_scores_title, Str::stage_raw_scores_formula,
+     "scores = torch.matmul(Q, K.transpose(-2, -1))   # (batch, seq_len_q, seq_len_k)", Str::stage_scores_why,
+     T::Scores, {{T::Q}, {T::K}, {T::Scores}}},
+    {StageId::Scale, "scale", Str::stage_scale_chip, Str::stage_scale_title, Str::stage_scale_formula,
+     "scores = scores / math.sqrt(d_k)", Str::stage_raw_scale_why, T::Scaled, {{T::Scores}, {T::Scaled}}},
+    {StageId::Mask, "mask", Str::stage_mask_chip, Str::stage_mask_title, Str::stage_mask_formula,
+     "scores = scores.masked_fill(mask == 0, float('-inf'))", Str::stage_mask_why, T::Masked, {{T::Mask}, {T::Masked}}},
+    {StageId::Softmax, "softmax", Str::stage_softmax_chip, Str::stage_softmax_title, Str::stage_softmax_formula,
+     "attn_weights = F.softmax(scores, dim=-1)   # (batch, seq_len_q, seq_len_k)", Str::stage_softmax_why, T::Weights,
+     {{T::Masked}, {T::Weights}}},
+    {StageId::Context, "context", Str::stage_context_chip, Str::stage_context_title, Str::stage_raw_context_formula,
+     "output = torch.matmul(attn_weights, V)   # (batch, seq_len_q, d_v)", Str::stage_context_why, T::Context,
+     {{T::Weights}, {T::V}, {T::Context}}},
+    {StageId::Concat, "concat", Str::stage_raw_skipped_chip, Str::stage_raw_concat_title, Str::stage_raw_concat_formula,
+     "# skipped: output is already (batch, seq_len_q, d_v)", Str::raw_skip_concat, T::Concat, {{T::Context}}},
+    {StageId::Output, "output", Str::stage_raw_skipped_chip, Str::stage_raw_output_title, Str::stage_raw_output_formula,
+     "return output, attn_weights", Str::raw_skip_output, T::Output, {{T::Output}}},
+};
+
 }  // namespace
 
 const std::vector<StageInfo>& stage_infos() { return kStages; }
+
+const std::vector<StageInfo>& stage_infos(const AttentionConfig& c) { return c.raw ? kRawStages : kStages; }
 
 const StageInfo& stage_info(StageId id) { return kStages[static_cast<int>(id)]; }
 

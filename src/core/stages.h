@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "config.h"
 #include "i18n.h"
 #include "trace_tensors.h"
 
@@ -32,6 +33,9 @@ struct StageInfo {
 };
 
 const std::vector<StageInfo>& stage_infos();
+// What the stages say and show for this configuration: raw SDPA (config.raw) has its own
+// texts (tutorial 000's code, no heads or projections) over the same keys and results.
+const std::vector<StageInfo>& stage_infos(const AttentionConfig& c);
 const StageInfo& stage_info(StageId id);
 // -1 when the key names no stage.
 int stage_index(const std::string& key);

@@ -34,6 +34,17 @@ bool tensor_id(const std::string& name, TensorId* out) {
     return false;
 }
 
+void drop_head_axis(std::vector<int>* shape, std::vector<std::string>* dims) {
+    for (size_t i = 0; i < dims->size() && i < shape->size(); ++i)
+        if ((*dims)[i] == "h") {
+            dims->erase(dims->begin() + static_cast<long>(i));
+            shape->erase(shape->begin() + static_cast<long>(i));
+            return;
+        }
+}
+
+const char* stage_status_name(StageStatus s) { return s == StageStatus::Skipped ? "skipped" : "run"; }
+
 const InvariantCheck* find_check(const StageRecord& stage, const std::string& id) {
     for (const InvariantCheck& c : stage.checks)
         if (c.id == id) return &c;
@@ -317,6 +328,106 @@ void output_stages(Pass& p, const AttentionWeights& w) {
     p.timed(StageId::Output);
 }
 
+
+// ---- raw SDPA (config.raw): tutorial 000's scaled_dot_product_attention(Q, K, V) ----------
+// The same tensors as a multi-head pass, so every reader finds what it reads: x is Q, the
+// projections and W^O are identity with zero biases (q = Q, output = context), and h = 1
+// makes split and concat copies. The shape records use the tutorial's 3-D shapes and names.
+
+void skip(Pass& p, StageId id, Str why) {
+    StageRecord& r = p.tr.stages[static_cast<int>(id)];
+    r.status = StageStatus::Skipped;
+    r.skipped_because = Msg(why);
+}
+
+// An identity matrix (d_in, d_out) and a zero bias, recorded under the weights' names.
+void identity_weights(Pass& p, TensorId w, TensorId b) {
+    Tensor& m = p.output(w, {p.d, p.d}, {"d_in", "d_out"});
+    std::fill(m.data.begin(), m.data.end(), 0.0f);
+    for (int i = 0; i < p.d; ++i) m.data[static_cast<size_t>(i) * p.d + i] = 1.0f;
+    Tensor& bias = p.output(b, {p.d}, {"d_model"});
+    std::fill(bias.data.begin(), bias.data.end(), 0.0f);
+}
+
+// 1-3: Q, K, V drawn directly; no projection, no split.
+void raw_input_stages(Pass& p, const AttentionInputs& in) {
+    for (TensorId id : {TensorId::X, TensorId::Memory, TensorId::QueryIn, TensorId::KeyValueIn}) p.copy(id, in.q);
+    p.record(StageId::Input, {step_of("Q", in.q), step_of("K", in.k), step_of("V", in.v)});
+    p.timed(StageId::Input);
+    identity_weights(p, TensorId::WQ, TensorId::BQ);
+    identity_weights(p, TensorId::WK, TensorId::BK);
+    identity_weights(p, TensorId::WV, TensorId::BV);
+    const Tensor& q = p.copy(TensorId::Q, in.q);
+    p.copy(TensorId::K, in.k);
+    p.copy(TensorId::V, in.v);
+    p.record(StageId::Project, {step_of("Q", q)});
+    skip(p, StageId::Project, Str::raw_skip_project);
+    p.timed(StageId::Project);
+    split_stage(p);  // h = 1: a copy under the names the attention stages read
+    p.record(StageId::SplitHeads, {step_of("Q", q)});
+    skip(p, StageId::SplitHeads, Str::raw_skip_split);
+}
+
+// A step in the tutorial's shape: the trace's (B, 1, ...) without its head axis.
+ShapeStep without_heads(const char* op, const Tensor& t) {
+    ShapeStep s = step_of(op, t);
+    drop_head_axis(&s.shape, &s.dims);
+    return s;
+}
+
+// 4-8 as tutorial 000 writes them: scores (B, L_q, L_kv), output (B, L_q, d_v).
+void record_raw_attention_steps(Pass& p) {
+    const Trace& tr = p.tr;
+    const Tensor &scores = tr[TensorId::Scores], &scaled = tr[TensorId::Scaled], &weights = tr[TensorId::Weights];
+    p.record(StageId::Scores, {step_of("Q", tr[TensorId::Q]),
+                               {Msg::literal("K.transpose(-2, -1)"), {p.B, p.dk, p.Lkv}, {"B", "d_k", "L_kv"}},
+                               without_heads("Q @ K.transpose(-2, -1)", scores)});
+    ShapeStep scaled_step = without_heads("/ math.sqrt(d_k)", scaled);
+    if (!p.c.scale) scaled_step.op = Msg(Str::chk_trace_scaling_off);
+    p.record(StageId::Scale, {without_heads("scores", scores), scaled_step});
+    p.record(StageId::Mask, {step_of("mask", tr[TensorId::Mask]),
+                             without_heads("masked_fill(mask == 0, fill)", tr[TensorId::Masked])});
+    p.record(StageId::Softmax, {without_heads("F.softmax(scores, dim=-1)", weights)});
+    p.record(StageId::Context, {without_heads("attn_weights", weights), step_of("V", tr[TensorId::V]),
+                                without_heads("attn_weights @ V", tr[TensorId::Context])});
+}
+
+// 9-10: nothing to concatenate (h = 1: a copy), no W^O (identity: output = context).
+void raw_output_stages(Pass& p) {
+    const Tensor& context = p.tr[TensorId::Context];
+    Tensor& concat = p.output(TensorId::Concat, {p.B, p.Lq, p.dv}, {"B", "L_q", "d_v"});
+    concat_heads(concat.ptr(), context.ptr(), p.B, 1, p.Lq, p.dv);
+    p.record(StageId::Concat, {without_heads("output", context)});
+    skip(p, StageId::Concat, Str::raw_skip_concat);
+    p.timed(StageId::Concat);
+    identity_weights(p, TensorId::WO, TensorId::BO);
+    Tensor& output = p.copy(TensorId::Output, concat);
+    p.record(StageId::Output, {step_of("output", output)});
+    skip(p, StageId::Output, Str::raw_skip_output);
+    p.timed(StageId::Output);
+}
+
+}  // namespace
+
+bool inputs_fit(const AttentionConfig& a, const AttentionConfig& c) {
+    return a.seed == c.seed && a.batch == c.batch && a.L_q() == c.L_q() && a.L_kv() == c.L_kv() &&
+           a.d_model == c.d_model && a.cross == c.cross && a.raw == c.raw;
+}
+
+namespace {
+
+// Q, K, V as tutorial 000 draws them (torch.randn), from the lab's seeded generator; x is Q.
+void make_raw_inputs(const AttentionConfig& c, AttentionInputs& in) {
+    in.q = Tensor::zeros("q", {c.batch, c.L_q(), c.d_k()}, {"B", "L_q", "d_k"});
+    in.k = Tensor::zeros("k", {c.batch, c.L_kv(), c.d_k()}, {"B", "L_kv", "d_k"});
+    in.v = Tensor::zeros("v", {c.batch, c.L_kv(), c.d_v()}, {"B", "L_kv", "d_v"});
+    fill_normal(in.q, stream_seed(c.seed, "raw:q"));
+    fill_normal(in.k, stream_seed(c.seed, "raw:k"));
+    fill_normal(in.v, stream_seed(c.seed, "raw:v"));
+    in.x = in.q, in.x.name = "x";  // what the input stage records as x (run_trace reads q, k, v)
+    in.memory = in.q, in.memory.name = "memory";
+}
+
 }  // namespace
 
 AttentionInputs make_inputs(const AttentionConfig& c, const std::vector<std::string>& tokens) {
@@ -329,6 +440,7 @@ AttentionInputs make_inputs(const AttentionConfig& c, const std::vector<std::str
     in.memory = Tensor::zeros("memory", {c.batch, c.L_kv(), c.d_model}, {"B", "L_kv", "d_model"});
     if (c.cross) fill_normal(in.memory, stream_seed(c.seed, "memory"));
     else in.memory.data = in.x.data;
+    if (c.raw) make_raw_inputs(c, in);
     return in;
 }
 
@@ -353,11 +465,18 @@ AttentionWeights make_weights(const AttentionConfig& c) {
 void run_trace(Trace& tr, const AttentionConfig& c, const AttentionInputs& in, const AttentionWeights& w) {
     {
         Pass p(tr, c);
-        input_stage(p, in);
-        project_stage(p, w);
-        split_stage(p);
-        attention_stages(p);
-        output_stages(p, w);
+        if (c.raw) {
+            raw_input_stages(p, in);
+            attention_stages(p);
+            record_raw_attention_steps(p);
+            raw_output_stages(p);
+        } else {
+            input_stage(p, in);
+            project_stage(p, w);
+            split_stage(p);
+            attention_stages(p);
+            output_stages(p, w);
+        }
     }  // the previous trace's unused tensors are freed here
     const auto t0 = std::chrono::steady_clock::now();
     check_invariants(tr);

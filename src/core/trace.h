@@ -18,6 +18,9 @@ namespace lab {
 struct AttentionInputs {
     Tensor x;       // (B, L_q, d_model)
     Tensor memory;  // (B, L_kv, d_model); ignored for self-attention
+    // Raw SDPA only (config.raw): Q (B, L_q, d_k), K (B, L_kv, d_k), V (B, L_kv, d_v), drawn
+    // directly; x is then Q (what a stage that shows x shows), memory is x.
+    Tensor q, k, v;
 };
 
 struct AttentionWeights {
@@ -28,7 +31,12 @@ struct AttentionWeights {
 // Inputs ~ N(0, 1), deterministic from the seed (independent streams for x and memory).
 // When tokens are given, item b position i uses the embedding of tokens[i]:
 // identical words get identical rows, deterministic from the word and the seed.
+// Raw SDPA: Q, K, V ~ N(0, 1), one stream each ("raw:q", "raw:k", "raw:v"); tokens are not used.
 AttentionInputs make_inputs(const AttentionConfig& c, const std::vector<std::string>& tokens = {});
+// Whether inputs made for `made_for` serve `c` (same tokens): the knobs make_inputs reads.
+// The app redraws its inputs when this is false; a trace of inputs that do not fit reads
+// past their ends.
+bool inputs_fit(const AttentionConfig& made_for, const AttentionConfig& c);
 // Weights ~ U(-a, a), a = sqrt(6 / (d_in + d_out)) (Xavier uniform, as
 // nn.MultiheadAttention initialises in_proj_weight); biases ~ U(-1/sqrt(d_in), 1/sqrt(d_in))
 // (nn.Linear's default) so that turning biases on visibly changes the numbers.
@@ -66,10 +74,18 @@ struct ShapeStep {
     std::vector<std::string> dims;
 };
 
+// Whether a stage computes anything in this configuration. Raw SDPA skips the projections
+// and W^O (their tensors are recorded as identity: q = Q, output = context) and has no head
+// axis to split or concatenate (a copy).
+enum class StageStatus { Run, Skipped };
+const char* stage_status_name(StageStatus s);  // "run" | "skipped" (state(), JSON)
+
 struct StageRecord {
     StageId id;
     std::vector<ShapeStep> shape_steps;  // input shape(s) -> each op -> output shape
     std::vector<InvariantCheck> checks;
+    StageStatus status = StageStatus::Run;
+    Msg skipped_because;                 // Skipped: why, for the stage view's note
 };
 
 // The check with this id, or null.
@@ -91,6 +107,10 @@ struct Trace {
     const Tensor& operator[](TensorId id) const { return tensors[slot[static_cast<int>(id)]]; }
     const StageRecord& stage(StageId id) const { return stages[static_cast<int>(id)]; }
 };
+
+// A raw SDPA tensor's shape as tutorial 000 prints it: the trace's head axis (of 1) left out,
+// (B, 1, L_q, L_kv) -> (B, L_q, L_kv); other shapes as they are.
+void drop_head_axis(std::vector<int>* shape, std::vector<std::string>* dims);
 
 // Adds a tensor under its id (named after it). A reference stays valid while the trace
 // holds at most kTensorCount tensors (run_trace reserves that many).

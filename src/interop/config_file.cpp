@@ -632,7 +632,8 @@ std::vector<Msg> config_file_summary(const ConfigFileResult& r) {
         for (const ConfigKey& d : rows) from |= d.type == KeyType::Derived && given(d) && std::string(d.derives) == k.name;
         const std::string text = k.type == KeyType::Switch ? std::string(k.name) + (k.get(&r.config) ? "=on" : "=off")
                                                             : describe_config({k}, &r.config);
-        if (text.empty() || (std::string(k.name) == "kv_len" && !r.config.cross && !from)) continue;
+        // A key written only when it matters (raw only when on) is no news unless the file set it.
+        if (text.empty() || (!k.is_written(&r.config) && !from) || (std::string(k.name) == "kv_len" && !r.config.cross && !from)) continue;
         std::string& list = from ? from_file : kept;
         list += (list.empty() ? "" : ", ") + text;
     }

@@ -75,9 +75,11 @@ Json stages_json(const Trace& trace, Lang lang) {
     Json out = Json::array();
     for (size_t s = 0; s < trace.stages.size(); ++s) {
         const StageRecord& rec = trace.stages[s];
-        const StageInfo& info = stage_infos()[s];
+        const StageInfo& info = stage_infos(trace.config)[s];
         out.push_back({{"id", info.key}, {"index", static_cast<int>(s)}, {"title", tr(info.title, lang)},
                        {"steps", steps_json(rec.shape_steps, lang)}, {"checks", checks_json(rec.checks, lang)}});
+        if (rec.status != StageStatus::Run)  // only then, so every other trace's JSON stays as it was
+            out.back()["status"] = stage_status_name(rec.status), out.back()["skipped_because"] = render(rec.skipped_because, lang);
     }
     return out;
 }

@@ -71,7 +71,7 @@ void values_block(std::string& s, const Tensor& t, int item, int head, Lang lang
 }  // namespace
 
 std::string stage_prompt_text(const Trace& trace, int stage, int batch_item, int head, Lang lang) {
-    const auto& infos = stage_infos();
+    const auto& infos = stage_infos(trace.config);
     if (stage < 0 || stage >= static_cast<int>(infos.size()) || stage >= static_cast<int>(trace.stages.size())) return "";
     const AttentionConfig& c = trace.config;
     batch_item = std::max(0, std::min(batch_item, c.batch - 1));

@@ -70,7 +70,8 @@ Regenerable regenerable(const Trace& tr) {
     const AttentionInputs in = make_inputs(c);
     const AttentionWeights w = make_weights(c);
     Regenerable r;
-    r.inputs = in.x.data == tr[TensorId::X].data && (!c.cross || in.memory.data == tr[TensorId::Memory].data);
+    r.inputs = c.raw ? in.q.data == tr[TensorId::Q].data && in.k.data == tr[TensorId::K].data && in.v.data == tr[TensorId::V].data
+                     : in.x.data == tr[TensorId::X].data && (!c.cross || in.memory.data == tr[TensorId::Memory].data);
     r.weights = w.w_q.data == tr[TensorId::WQ].data && w.w_k.data == tr[TensorId::WK].data &&
                 w.w_v.data == tr[TensorId::WV].data && w.w_o.data == tr[TensorId::WO].data;
     r.biases = c.bias && w.b_q.data == tr[TensorId::BQ].data && w.b_k.data == tr[TensorId::BK].data &&
@@ -100,6 +101,7 @@ bool flag(const AttentionConfig& c, const Regenerable& regen, const std::string&
     if (name == "pe") return c.pe;
     if (name == "bias") return c.bias;
     if (name == "cross") return c.cross;
+    if (name == "raw") return c.raw;
     if (name == "mask_none") return none;
     if (name == "mask_causal") return c.mask == MaskKind::Causal;
     if (name == "mask_padding") return padding;

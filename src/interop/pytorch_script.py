@@ -14,11 +14,17 @@
 #@ lines between, by a flag the C++ side sets), {{name}} is replaced by a value,
 #@ {{values:TENSOR}} by that tensor's numbers, eight to a line, and {{crc:TENSOR}} by the
 #@ CRC-32 of its float32 bytes (little-endian).
+#@if raw
+# Raw SDPA (the tutorials' first example): scaled_dot_product_attention(Q, K, V) on Q, K, V
+# drawn directly, no projections and no heads; PyTorch side: the tutorial's function, and
+# torch.nn.functional.scaled_dot_product_attention where this torch has it.
+#@else
 #@if scale
 # PyTorch side: torch.nn.functional.multi_head_attention_forward (per-head weights).
 #@else
 # PyTorch side: the explicit steps, because scaling is off here and PyTorch's
 # multi_head_attention_forward always divides the scores by sqrt(d_k).
+#@end
 #@end
 # Exit status: 0 when PyTorch agrees with the lab, 1 otherwise. Needs only torch.
 #
@@ -143,6 +149,24 @@ d_k = d_v = d_model // h
 seed = {{seed}}
 w_bound, b_bound = math.sqrt(6.0 / (d_model + d_model)), 1.0 / math.sqrt(d_model)  # Xavier uniform; nn.Linear's bias
 
+#@if raw
+#@if regen_inputs
+# Q, K, V: N(0, 1) from the seed, one stream each, as the tutorial's torch.randn(batch, seq_len, d_k)
+Q = normal_tensor(stream_seed(seed, "raw:q"), B, L_q, d_k)
+K = normal_tensor(stream_seed(seed, "raw:k"), B, L_kv, d_k)
+V = normal_tensor(stream_seed(seed, "raw:v"), B, L_kv, d_v)
+for name, t, lab_crc in (("Q", Q, {{crc:q}}), ("K", K, {{crc:k}}), ("V", V, {{crc:v}})):
+    same_as_lab(name, t, lab_crc)
+#@else
+Q = tensor([
+{{values:q}}], B, L_q, d_k)
+K = tensor([
+{{values:k}}], B, L_kv, d_k)
+V = tensor([
+{{values:v}}], B, L_kv, d_v)
+#@end
+
+#@else
 #@if regen_inputs
 # x (and the encoder memory): N(0, 1) from the seed, one stream each
 x = normal_tensor(stream_seed(seed, "x"), B, L_q, d_model)
@@ -247,6 +271,7 @@ b_o = torch.zeros(d_model)  # bias off
 
 #@end
 #@end
+#@end
 #@if mask_none
 # mask: none, every query sees every key
 keep = torch.ones(L_q, L_kv)
@@ -276,6 +301,44 @@ lab_output = tensor([
 
 torch.set_grad_enabled(False)
 
+#@if raw
+# ---- 1. the tutorial's function, printing the shapes it prints
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    d_k = Q.size(-1)
+    scores = torch.matmul(Q, K.transpose(-2, -1))  # (batch, seq_len_q, seq_len_k)
+#@if scale
+    scores = scores / math.sqrt(d_k)
+#@end
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, {{fill}})
+    attn_weights = F.softmax(scores, dim=-1)  # (batch, seq_len_q, seq_len_k)
+    output = torch.matmul(attn_weights, V)  # (batch, seq_len_q, d_v)
+    return output, attn_weights
+
+
+#@if mask_none
+output, weights = scaled_dot_product_attention(Q, K, V)
+#@else
+output, weights = scaled_dot_product_attention(Q, K, V, keep)
+#@end
+print("scores:", weights.shape, "  # (B, L_q, L_kv)")
+print("output:", output.shape, "  # (B, L_q, d_v)")
+print("row sums of the weights:", weights.sum(dim=-1))
+#@if scale
+#@if mask_none
+# ---- 2. PyTorch's own function, where this torch has it (2.0 and later)
+if hasattr(F, "scaled_dot_product_attention"):
+    sdpa = F.scaled_dot_product_attention(Q, K, V)
+    print("F.scaled_dot_product_attention agrees with the tutorial's function: max |diff| %.3g" % max_abs_diff(sdpa, output))
+    if not agrees(sdpa, output):
+        print("F.scaled_dot_product_attention DISAGREES with the tutorial's function")
+        sys.exit(1)
+#@end
+#@end
+weights = weights.unsqueeze(1)  # the lab keeps a head axis of 1: (B, 1, L_q, L_kv)
+#@else
 # ---- 1. the steps as the tutorials write them, printing each shape
 print("query_in:", query_in.shape, "  # (B, L_q, d_model)")
 print("key_value_in:", key_value_in.shape, "  # (B, L_kv, d_model)")
@@ -344,6 +407,7 @@ concat = context.transpose(1, 2).contiguous().view(B, L_q, h * d_v)
 print("concat:", concat.shape, "  # (B, L_q, h*d_v)")
 output = concat @ w_o + b_o
 print("output:", output.shape, "  # (B, L_q, d_model)")
+#@end
 #@end
 
 # ---- 3. compare with the lab

@@ -173,6 +173,7 @@ test('content: pasting transformer_base.json with Ctrl+V says what came from the
   for (const lang of LANGS) {
     await openLab(t, `#stage=mask&lang=${lang}`);
     let s = await waitForState(t, zhReady, { timeout: T, message: 'fonts' });
+    s = await scrollSetupTo(t, 'config_load', T);  // the box and its Load button, below the knobs at 800 px
     await clickRect(t, layoutRect(s, 'config_text'));
     await waitForState(t, (x) => x.fields.editing, { timeout: T, message: 'editing the config box' });
     await t.page.evaluate((text) => navigator.clipboard.writeText(text), json);
@@ -180,6 +181,7 @@ test('content: pasting transformer_base.json with Ctrl+V says what came from the
     await waitSettled(t, { timeout: T });
     await t.page.keyboard.press('Control+V');
     s = await waitForState(t, (x) => x.fields.config === json, { timeout: T, message: 'pasted' });
+    s = await scrollSetupTo(t, 'config_load', T);
     await clickRect(t, layoutRect(s, 'config_load'));
     s = await waitForState(t, (x) => x.config.d_model === 512, { timeout: T, message: 'loaded' });
     const notes = s.notes.join('\n');

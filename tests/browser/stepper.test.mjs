@@ -22,6 +22,7 @@ const PRESETS = {
   'Paper base': { d_model: 512, heads: 8, d_k: 64, seq_len: 10, batch: 2, cross: false },
   'Single sentence': { d_model: 512, heads: 8, seq_len: 10, batch: 1, cross: false },  // the English sentence's 10 words
   'Cross-attention': { d_model: 8, heads: 2, seq_len: 4, kv_len: 6, batch: 2, cross: true, mask: 'none' },
+  'Raw SDPA': { d_model: 64, heads: 1, seq_len: 4, batch: 2, raw: true, pe: false, bias: false, mask: 'none' },  // tutorial 000's (2, 4, 64)
 };
 const configHas = (want) => (s) => Object.entries(want).every(([k, v]) => s.config[k] === v);
 
@@ -38,6 +39,10 @@ function dimValue(cfg, name) {
 /** Shape of each stage's last step, from the config alone (tutorial shapes). */
 function expectedFinalShapes(cfg) {
   const { batch: B, seq_len: Lq, kv_len: Lkv, d_model: D, heads: h, d_k: dk, d_v: dv } = cfg;
+  if (cfg.raw) {  // scaled_dot_product_attention(Q, K, V) on 3-D tensors: no head axis anywhere
+    const qkv = [B, Lq, dk], scores = [B, Lq, Lkv], out = [B, Lq, dv];
+    return { input: qkv, project: qkv, split_heads: qkv, scores, scale: scores, mask: scores, softmax: scores, context: out, concat: out, output: out };
+  }
   return {
     input: [B, Lq, D],
     project: [B, Lq, D],

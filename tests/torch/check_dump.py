@@ -23,6 +23,7 @@ import sys
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference as ref  # noqa: E402
@@ -65,6 +66,8 @@ def main(argv=None):
     if not bool(((mask == 0) | (mask == 1)).all()):
         print("check_dump: note: mask has values other than 0/1")
 
+    if config.get("raw"):
+        return check_raw(config, arrays, T, tol)
     with torch.no_grad():
         expect = ref.explicit_pipeline(config, x, memory, params, mask)
         expect["mask"] = ref.keep_mask(config)      # the dumped mask must be the one the config implies
@@ -78,7 +81,36 @@ def main(argv=None):
     else:
         mha_note = "MHA cross-check on q, k, v, weights, output"
         rows += [("mha:" + n, arrays[n], mha[n]) for n in ("q", "k", "v", "weights", "output")]
+    return report(rows, tol, mha_note)
 
+
+def check_raw(config, arrays, T, tol):
+    """A raw SDPA dump (config "raw"): Q, K, V from the dump, every tensor recomputed with the
+    tutorial's scaled_dot_product_attention (tests/torch/reference.raw_sdpa_pipeline) and, where
+    this torch has it, F.scaled_dot_product_attention; the shapes are the tutorial's."""
+    Q, K, V = T["q"], T["k"], T["v"]
+    B, L, d = config["batch"], config["seq_len"], config["d_model"]
+    if config["heads"] != 1 or list(Q.shape) != [B, L, d] or list(K.shape) != [B, config["kv_len"], d]:
+        print("check_dump: raw dump with heads=%d, q %s, k %s: not (B, L, d_k)" % (config["heads"], list(Q.shape), list(K.shape)))
+        return 1
+    mask = ref.keep_mask(config)
+    with torch.no_grad():
+        expect = ref.raw_sdpa_pipeline(config, Q, K, V, mask)
+        sdpa = ref.torch_sdpa(config, Q, K, V, mask)
+    print("raw SDPA: scores %s, output %s (the tutorial prints torch.Size([%d, %d, %d]) and torch.Size([%d, %d, %d]))"
+          % (tuple(expect["weights"].squeeze(1).shape), tuple(expect["output"].shape), B, L, config["kv_len"], B, L, d))
+    rows = [(n, arrays[n], expect[n]) for n in ref.expected_names(config) if n in arrays]
+    if sdpa is None:
+        note = "F.scaled_dot_product_attention cross-check skipped (%s)" % (
+            "scale off" if hasattr(F, "scaled_dot_product_attention") else "torch %s lacks it" % torch.__version__)
+    else:
+        note = "F.scaled_dot_product_attention cross-check on context"
+        rows.append(("sdpa:context", arrays["context"], sdpa))
+    return report(rows, tol, note)
+
+
+def report(rows, tol, mha_note):
+    """Prints one line per (name, dumped, expected) and the verdict; 0 when all match."""
     worst, failed, n_tensors = 0.0, [], 0
     print("tolerance %.3g (relative to max(1, max |want|) + |want|)" % tol)
     print("%-14s %-16s %12s" % ("tensor", "shape", "max abs err"))

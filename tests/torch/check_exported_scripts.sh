@@ -28,6 +28,8 @@ configs=(
   "--config $here/tests/interop/cross_padding.toml"                  # from a TOML file: cross, padding, -1e9, no PE
   "--d-model 512 --heads 8 --seq-len 10"                             # Paper base: under 1 MB
   "--d-model 512 --heads 8 --seq-len 10 --cross --kv-len 7 --no-bias --mask none"  # Paper base, cross, no biases
+  "--raw --d-model 64 --heads 1 --mask none --no-pe --no-bias"       # raw SDPA: tutorial 000's (2, 4, 64) Q, K, V
+  "--raw --heads 1 --no-pe --no-bias --mask causal --mask-fill 1e9"  # raw SDPA with a mask
 )
 
 total=0

@@ -202,6 +202,40 @@ def explicit_pipeline(config, x, memory, params, mask):
     return {k: val.contiguous() for k, val in t.items()}
 
 
+def raw_sdpa_pipeline(config, Q, K, V, mask):
+    """Raw SDPA (config "raw": tutorial 000's first example), written as the tutorial writes it:
+    scores = Q K^T (/ sqrt(d_k)), masked_fill, softmax, @ V on 3-D (B, L, d) tensors. Returns
+    every tensor under the lab's names: x and the projections' inputs are Q, the weights are
+    identity with zero biases, the head tensors carry a head axis of 1, concat = output = context."""
+    d_k = Q.size(-1)
+    scores = torch.matmul(Q, K.transpose(-2, -1))                      # (B, L_q, L_kv)
+    scaled = scores / math.sqrt(d_k) if config["scale"] else scores
+    masked = scaled.masked_fill(mask == 0, fill_value(config))         # (L_q, L_kv) or (B, L_q, L_kv) broadcasts
+    weights = F.softmax(masked, dim=-1)
+    output = torch.matmul(weights, V)                                  # (B, L_q, d_v)
+    d = config["d_model"]
+    t = {"x": Q, "memory": Q, "query_in": Q, "key_value_in": Q, "q": Q, "k": K, "v": V,
+         "q_heads": Q.unsqueeze(1), "k_heads": K.unsqueeze(1), "v_heads": V.unsqueeze(1), "mask": mask,
+         "concat": output, "output": output}
+    for n in ("q", "k", "v", "o"):
+        t["w_" + n], t["b_" + n] = torch.eye(d), torch.zeros(d)
+    for n, val in (("scores", scores), ("scaled", scaled), ("masked", masked), ("weights", weights), ("context", output)):
+        t[n] = val.unsqueeze(1)                                        # the lab's (B, 1, L_q, L_kv)
+    return {k: val.contiguous() for k, val in t.items()}
+
+
+def torch_sdpa(config, Q, K, V, mask):
+    """torch.nn.functional.scaled_dot_product_attention (torch 2.0+), or None where this torch
+    lacks it or it does not apply (scaling off: it always divides by sqrt(d_k)). Returns
+    (B, 1, L_q, d_v) like the lab's context."""
+    if not hasattr(F, "scaled_dot_product_attention") or not config["scale"]:
+        return None
+    attn_mask = None if config["mask"] == "none" else mask != 0       # bool: True = take part
+    if attn_mask is not None and config["mask_fill"] != "-inf":
+        attn_mask = torch.zeros(mask.shape).masked_fill(mask == 0, -1e9)
+    return F.scaled_dot_product_attention(Q, K, V, attn_mask=attn_mask).unsqueeze(1)
+
+
 # ---------------------------------------------------------------- path (b): torch MHA
 
 def mha_pipeline(config, query_in, key_value_in, params, mask):
