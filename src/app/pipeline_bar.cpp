@@ -122,8 +122,7 @@ void draw_pipeline_bar(LabApp& app, const PanelRect& r) {
         check_width("chip", label.c_str(), need, w);
         lab_note_rect(app, std::string("chip:") + texts[i].key);
         ImGui::PopStyleColor(3);
-        item_tooltip(app, (std::string(tr(app, texts[i].title)) + "
-" + tr(app, texts[i].formula)).c_str());
+        item_tooltip(app, (std::string(tr(app, texts[i].title)) + "\n" + tr(app, texts[i].formula)).c_str());
     }
     ImGui::SetWindowFontScale(1.0f);
     ImGui::End();
