@@ -175,6 +175,14 @@ Grid layout(const float* values, int rows, int cols, int row_stride, const Heatm
         if (g.col_plan.size + 2 * g.scale > g.cw) g.col_plan = plan_cols(opt.col_labels, cols, g.cw, g.scale, false);
     }
     g.row_plan = plan_rows(opt.row_labels, g.ch);
+    // Square cells made the rows shorter than estimated: room for "#k", and the cells again.
+    const float pos_w = opt.row_labels ? text_w(position_label(opt.row_labels, rows - 1), ImGui::GetFontSize()) + 6.0f * g.scale : 0;
+    if (g.row_plan.mode == LabelMode::Positions && g.label_w < pos_w) {
+        g.label_w = pos_w;
+        size_cells(g, opt, width, height, top_h);
+        g.col_plan = plan_cols(opt.col_labels, cols, g.cw, g.scale, g.col_plan.mode == LabelMode::Upright);
+        g.row_plan = plan_rows(opt.row_labels, g.ch);
+    }
     g.origin = ImGui::GetCursorScreenPos();
     g.p0 = ImVec2(g.origin.x + g.label_w, g.origin.y + top_h);
     return g;

@@ -100,7 +100,9 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     const bool heads = s.prefix.size() == 2 && !app.trace.config.raw;  // raw SDPA: one attention, no head to name
     if (s.prefix.size() == 2) title += say(app, heads ? Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head) : Msg(UiStr::ui_stage_title_item, s.prefix[0]));
     if (short_title) title = say(app, Msg(UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
-    if (short_title && ImGui::CalcTextSize(title.c_str()).x > ImGui::GetContentRegionAvail().x)
+    // The room is the smaller of the region and the clip rectangle (a small multiple's child clips a pixel or two sooner).
+    const float room = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetWindowDrawList()->GetClipRectMax().x - ImGui::GetCursorScreenPos().x);
+    if (short_title && ImGui::CalcTextSize(title.c_str()).x > room)
         title = say(app, Msg(UiStr::ui_stage_title_head_short, head));  // a small multiple: its shape is in the title above
     text_wrapped_colored(heads ? ImGui::ColorConvertU32ToFloat4(head_color(head)) : ImGui::GetStyleColorVec4(ImGuiCol_Text),
                          title.c_str());
@@ -134,6 +136,8 @@ float head_map_min_width(const LabApp& app, const Tensor& t) {
     const Slice s = slice_of(t, app.batch_item, 0);
     float labels = 0;
     for (const std::string& l : axis_labels(app, s.row_dim, std::min(s.rows, 512))) labels = std::max(labels, ImGui::CalcTextSize(l.c_str()).x);
+    // A short map labels its rows "#k" (heatmap.h): the gutter may need that width instead.
+    labels = std::max(labels, ImGui::CalcTextSize(("#" + std::to_string(s.rows - 1)).c_str()).x);
     const float scale = ImGui::GetFontSize() / 13.0f;
     return std::min(labels, 90.0f * scale) + 6.0f * scale + static_cast<float>(s.cols) + ImGui::GetStyle().ItemSpacing.x;
 }
