@@ -44,16 +44,17 @@ const std::vector<StageInfo> kStages = {
 
 // Raw SDPA (config.raw): the same ten stages (keys, results) as tutorial 000's
 // scaled_dot_product_attention(Q, K, V) runs them, in its names; 2, 3, 9 and 10 are skipped
-// (trace.h: StageStatus) and say why.
+// (trace.h: StageStatus) and say why in the string table; their code lines are only code
+// and shapes, the same in every language.
 const std::vector<StageInfo> kRawStages = {
     {StageId::Input, "input", Str::stage_raw_input_chip, Str::stage_raw_input_title, Str::stage_raw_input_formula,
      "Q = torch.randn(batch, seq_len, d_k); K = torch.randn(batch, seq_len, d_k); V = torch.randn(batch, seq_len, d_v)",
      Str::stage_raw_input_why, T::Q, {{T::Q}, {T::K}, {T::V}}},
     {StageId::Project, "project", Str::stage_raw_skipped_chip, Str::stage_raw_project_title,
-     Str::stage_raw_project_formula, "# skipped: Q, K, V are used as given", Str::raw_skip_project, T::Q,
+     Str::stage_raw_project_formula, "q, k, v = Q, K, V   # (batch, seq_len, d_k)", Str::raw_skip_project, T::Q,
      {{T::Q}, {T::K}, {T::V}}},
     {StageId::SplitHeads, "split_heads", Str::stage_raw_skipped_chip, Str::stage_raw_split_title,
-     Str::stage_raw_split_formula, "# skipped: no view / transpose, Q stays (batch, seq_len, d_k)", Str::raw_skip_split,
+     Str::stage_raw_split_formula, "q = Q   # (batch, seq_len, d_k)", Str::raw_skip_split,
      T::Q, {{T::Q}}},
     {StageId::Scores, "scores", Str::stage_scores_chip, Str::stage_scores_title, Str::stage_raw_scores_formula,
      "scores = torch.matmul(Q, K.transpose(-2, -1))   # (batch, seq_len_q, seq_len_k)", Str::stage_scores_why,
@@ -69,7 +70,7 @@ const std::vector<StageInfo> kRawStages = {
      "output = torch.matmul(attn_weights, V)   # (batch, seq_len_q, d_v)", Str::stage_context_why, T::Context,
      {{T::Weights}, {T::V}, {T::Context}}},
     {StageId::Concat, "concat", Str::stage_raw_skipped_chip, Str::stage_raw_concat_title, Str::stage_raw_concat_formula,
-     "# skipped: output is already (batch, seq_len_q, d_v)", Str::raw_skip_concat, T::Concat, {{T::Context}}},
+     "x = output   # (batch, seq_len_q, d_v)", Str::raw_skip_concat, T::Concat, {{T::Context}}},
     {StageId::Output, "output", Str::stage_raw_skipped_chip, Str::stage_raw_output_title, Str::stage_raw_output_formula,
      "return output, attn_weights", Str::raw_skip_output, T::Output, {{T::Output}}},
 };

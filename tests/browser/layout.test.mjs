@@ -7,6 +7,7 @@ import { test, assert } from './lib/harness.mjs';
 import {
   openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, focusCanvas,
   pickExperiment, typeInto, dropFile, screenshotNotBlank, pressUntil, stableRect, scrollSetupTo,
+  openIn, assertNothingClipped,
 } from './lib/lab.mjs';
 import { decodePng } from './lib/png.mjs';
 
@@ -16,21 +17,6 @@ const LANGS = ['en', 'zh'];
 const TINY = 'd_model=8&heads=2&seq_len=4&batch=2';
 const PAPER = 'd_model=512&heads=8&seq_len=10&batch=2';
 const sizeName = (size) => `${size.width}x${size.height}`;
-
-/** Open the page at `hash` in `lang`; for 中文, wait until its font is there and the texts are Chinese. */
-async function openIn(t, lang, hash) {
-  await openLab(t, `#${hash}${hash ? '&' : ''}lang=${lang}`);
-  if (lang === 'zh') await waitForState(t, (x) => x.text_lang === 'zh' && x.fonts.cjk === 'ready', { timeout: T, message: 'Chinese interface' });
-  return waitSettled(t, { timeout: T });
-}
-
-/** The page settled, with no text cut: state().clipped lists every text wider than its space. */
-async function assertNothingClipped(t, where) {
-  const s = await waitSettled(t, { timeout: T, message: `the page settles (${where})` });
-  assert(Array.isArray(s.clipped), 'state().clipped is missing');
-  assert(s.clipped.length === 0, `${where}: ${s.clipped.length} texts cut: ${JSON.stringify(s.clipped.slice(0, 5))}`);
-  return s;
-}
 
 /** A small multiple of heads gets at least a pixel per column and per row. */
 function assertHeadMapsReadable(s, where) {

@@ -8,6 +8,7 @@ import { test, assert } from './lib/harness.mjs';
 import {
   openLab, labState, waitForState, waitSettled, layoutRect, clickRect, parkMouse, note, focusCanvas, pressUntil,
   scrollSetupTo, screenshotNotBlank,
+  openIn, assertNothingClipped,
 } from './lib/lab.mjs';
 
 const T = 30000;
@@ -15,19 +16,6 @@ const SIZES = [{ width: 1280, height: 800 }, { width: 1024, height: 640 }];
 const LANGS = ['en', 'zh'];
 const SKIPPED = ['project', 'split_heads', 'concat', 'output'];
 const sizeName = (size) => `${size.width}x${size.height}`;
-
-async function openIn(t, lang, hash) {
-  await openLab(t, `#${hash}${hash ? '&' : ''}lang=${lang}`);
-  if (lang === 'zh') await waitForState(t, (x) => x.text_lang === 'zh' && x.fonts.cjk === 'ready', { timeout: T, message: 'Chinese interface' });
-  return waitSettled(t, { timeout: T });
-}
-
-async function assertNothingClipped(t, where) {
-  const s = await waitSettled(t, { timeout: T, message: `the page settles (${where})` });
-  assert(Array.isArray(s.clipped), 'state().clipped is missing');
-  assert(s.clipped.length === 0, `${where}: ${s.clipped.length} texts cut: ${JSON.stringify(s.clipped.slice(0, 5))}`);
-  return s;
-}
 
 const lastShape = (stage) => JSON.stringify(stage.steps[stage.steps.length - 1].shape);
 const stageOf = (s, id) => s.stages.find((x) => x.id === id);

@@ -373,3 +373,18 @@ export async function waitTextFocus(t, { timeout = 10000, message = 'a field edi
     await new Promise((r) => setTimeout(r, 30));
   }
 }
+
+/** Open the page at `hash` in `lang`; for 中文, wait until its font is there and the texts are Chinese. */
+export async function openIn(t, lang, hash, timeout = 30000) {
+  await openLab(t, `#${hash}${hash ? '&' : ''}lang=${lang}`);
+  if (lang === 'zh') await waitForState(t, (x) => x.text_lang === 'zh' && x.fonts.cjk === 'ready', { timeout, message: 'Chinese interface' });
+  return waitSettled(t, { timeout });
+}
+
+/** The page settled, with no text cut: state().clipped lists every text wider than its space. */
+export async function assertNothingClipped(t, where, timeout = 30000) {
+  const s = await waitSettled(t, { timeout, message: `the page settles (${where})` });
+  assert(Array.isArray(s.clipped), 'state().clipped is missing');
+  assert(s.clipped.length === 0, `${where}: ${s.clipped.length} texts cut: ${JSON.stringify(s.clipped.slice(0, 5))}`);
+  return s;
+}
