@@ -61,12 +61,16 @@ for (const lang of ['en', 'zh']) {
   });
 
   test(`learner29 (${lang}): a training experiment's live figures are provisional, the verdict waits for the end`, async (t) => {
-    let s = await openLab(t, `#exp=train_pe&lang=${lang}`);
-    s = await waitForState(t, (x) => x.experiment && x.experiment.series && x.experiment.progress > 0, { timeout: T, message: 'training starts' });
-    if (!s.experiment.done) {
-      assert(/verdict waits|结论要等/.test(s.experiment.verdict), `while training: ${s.experiment.verdict}`);
-      await t.page.screenshot({ path: `${t.out}/learner29-train-pe-live-${lang}.png` });
-    } else note(t, 'training finished before the first look');
+    // Not openLab: it waits for the page to settle, which is after the training. 1000 steps a model.
+    await t.goto(`#exp=train_pe&lang=${lang}`);
+    await t.waitFor(() => !!(window.lab && window.lab.ready === true), { timeout: 60000, interval: 50, message: 'ready' });
+    let s = await waitForState(t, (x) => x.experiment && x.experiment.series && x.experiment.progress > 0, { timeout: T, message: 'training starts' });
+    const steps = layoutRect(s, 'tx:steps');
+    await t.page.mouse.click(steps.x + 7 * s.font_size - 2, steps.y + steps.h / 2);  // the slider (7 font sizes wide) at its right end: 1000 steps
+    s = await waitForState(t, (x) => x.experiment.series[0].config.steps === 1000 && x.experiment.progress > 0.05 && !x.experiment.done,
+      { timeout: T, message: 'training 1000 steps a model' });
+    assert(/verdict waits|结论要等/.test(s.experiment.verdict), `while training: ${s.experiment.verdict}`);
+    await t.page.screenshot({ path: `${t.out}/learner29-train-pe-live-${lang}.png` });
     s = await waitForState(t, (x) => x.experiment.done, { timeout: 240000, message: 'the four models train' });
     const v = s.experiment.verdict;
     assert(/reverse .*with PE|反转 有位置编码/.test(v), `final verdict with figures: ${v}`);
