@@ -67,6 +67,15 @@ for (const size of SIZES) {
         if (i + 1 < s.stages.length) await pressUntil(t, 'ArrowRight', (x) => x.stage.index === i + 1, { timeout: T });
       }
       note(t, `stages: ${s.stages.map((x) => `${x.id}${x.status ? `(${x.status})` : ''} ${lastShape(x)}`).join(', ')}`);
+      // No projections for gradients to flow through: 'g' (the backward view) stays off, and its switch says why.
+      await parkMouse(t);
+      await t.page.keyboard.press('g');
+      s = await waitSettled(t, { timeout: T });
+      assert(s.stepper.backward === false && !s.backward, `backward view in raw SDPA: ${JSON.stringify(s.stepper.backward)}`);
+      const sw = layoutRect(s, 'stepper:backward');
+      await t.page.mouse.move(sw.x + sw.w / 2, sw.y + sw.h / 2);
+      s = await waitForState(t, (x) => x.tooltip, { timeout: T, message: 'the greyed backward switch\'s tooltip' });
+      assert(lang === 'zh' ? /原始 SDPA/.test(s.tooltip) : /raw SDPA/.test(s.tooltip), `tooltip: ${s.tooltip}`);
     }, { viewport: size });
 
     test(`raw SDPA switch alone, at the output stage: inputs redrawn, no crash, and back (${sizeName(size)}, ${lang})`, async (t) => {
