@@ -28,7 +28,7 @@ env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 "$here/tests/bench
 echo
 echo "== page in headless Chromium"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server "$port" --bind 127.0.0.1 --directory "$here/build/web/page" > /dev/null 2>&1 &
+python3 "$here/scripts/serve.py" --quiet --port "$port" "$here/build/web/page" > /dev/null 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT
 sleep 0.5

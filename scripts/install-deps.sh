@@ -15,7 +15,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-test}"
 
 web_pkgs=(cmake make g++ emscripten libeigen3-dev doctest-dev nlohmann-json3-dev
-          libtomlplusplus-dev python3 python3-fonttools fonts-dejavu-core fonts-noto-cjk xz-utils dpkg-dev)
+          libtomlplusplus-dev python3 python3-fonttools python3-brotli fonts-dejavu-core fonts-noto-cjk xz-utils dpkg-dev)
 test_pkgs=("${web_pkgs[@]}" libglfw3-dev libgl-dev chromium xvfb xauth clang libclang-rt-14-dev
            python3-torch python3-numpy nodejs npm libblas3 libopenblas0-pthread)
 

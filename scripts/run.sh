@@ -13,4 +13,4 @@ case "$port" in ''|*[!0-9]*) echo "run.sh: --port '$port' is not a number" >&2; 
 echo
 echo "Attention Lab is served at  http://localhost:$port/   (Ctrl+C stops)"
 echo
-exec python3 -m http.server "$port" --bind 127.0.0.1 --directory "$here/build/web/page"
+exec python3 "$here/scripts/serve.py" --port "$port" "$here/build/web/page"

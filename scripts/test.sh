@@ -140,7 +140,7 @@ isa_suite() {  # isa_suite v3|v2: build for -march=x86-64-vN, then its doctest, 
 browser() {
   local port
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  python3 -m http.server "$port" --bind 127.0.0.1 --directory "$here/build/web/page" > "$out/http.log" 2>&1 &
+  python3 "$here/scripts/serve.py" --port "$port" "$here/build/web/page" > "$out/http.log" 2>&1 &
   local server=$!
   for _ in $(seq 50); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/')" 2>/dev/null && break; sleep 0.1; done
   (cd "$here/tests/browser" && node run.mjs --url "http://127.0.0.1:$port/" --out "$out/browser")

@@ -163,6 +163,34 @@ async function pageMemory(page) {
   return { before, after: await heap() };
 }
 
+// One first load in a fresh context (empty cache): every response's bytes on the wire
+// (CDP encodedDataLength: headers and body as sent) and decoded, with its Content-Encoding.
+async function firstLoadOverWire(browser, hash) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    const byId = new Map();
+    cdp.on('Network.responseReceived', (e) => {
+      const headers = Object.fromEntries(Object.entries(e.response.headers).map(([k, v]) => [k.toLowerCase(), v]));
+      byId.set(e.requestId, { name: new URL(e.response.url).pathname.split('/').pop() || 'index.html',
+                              encoding: headers['content-encoding'] || 'identity', wire: 0, decoded: 0 });
+    });
+    cdp.on('Network.dataReceived', (e) => { const f = byId.get(e.requestId); if (f) f.decoded += e.dataLength; });
+    cdp.on('Network.loadingFinished', (e) => { const f = byId.get(e.requestId); if (f) f.wire = e.encodedDataLength; });
+    await page.goto(url + hash);
+    await page.waitForFunction(() => window.lab && window.lab.ready, null, { timeout: 60000 });
+    if (hash.includes('lang=zh')) await page.waitForFunction(() => window.lab.state().fonts.cjk === 'ready', null, { timeout: 60000 });
+    await page.waitForLoadState('networkidle');
+    const files = [...byId.values()].filter((f) => f.wire > 0);
+    return { files, wire: files.reduce((a, f) => a + f.wire, 0), decoded: files.reduce((a, f) => a + f.decoded, 0) };
+  } finally {
+    await context.close();
+  }
+}
+
 const browser = await launchBrowser();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
@@ -190,27 +218,15 @@ try {
   const tinyIdle = await idle(page, cdp);
   const tiny = await perFrame(page, cdp);
 
-  // Transfer size: every file the page loads, gzip -9 (what a compressing server sends).
-  // The Chinese font is fetched only for 中文 (or CJK tokens), the shipped checkpoints only
-  // when the Train view or the stepper opens one: each reported on its own.
-  const FONT = 'lab_cjk.otf', CHECKPOINTS = 'checkpoints';
-  const sizeOf = (path) => {
-    const bytes = readFileSync(path);
-    return { raw: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
-  };
+  // Transfer size, measured: the bytes of a first load over the wire (an empty cache, the
+  // bundled server: .br/.gz by Accept-Encoding) in English and in 中文 (which fetches the
+  // font too). The shipped checkpoints are fetched only when opened: their files' sizes.
+  const firstLoads = [await firstLoadOverWire(browser, ''), await firstLoadOverWire(browser, '#lang=zh')];
   const kb = (n) => (n / 1024).toFixed(0);
-  const fontSize = sizeOf(join(pageDir, FONT));
-  let raw = 0, gz = 0;
-  const files = readdirSync(pageDir).filter((f) => f !== FONT && f !== CHECKPOINTS);
-  const sizes = files.map((f) => {
-    const size = sizeOf(join(pageDir, f));
-    raw += size.raw;
-    gz += size.gz;
-    return `${f} ${kb(size.raw)} KB (${kb(size.gz)} KB gzip)`;
-  });
-  const shipped = readdirSync(join(pageDir, CHECKPOINTS), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile()).map((e) => sizeOf(join(e.path, e.name)));
-  const shippedRaw = shipped.reduce((a, x) => a + x.raw, 0), shippedGz = shipped.reduce((a, x) => a + x.gz, 0);
+  const shipped = readdirSync(join(pageDir, 'checkpoints'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile()).map((e) => readFileSync(join(e.path, e.name)));
+  const shippedRaw = shipped.reduce((a, x) => a + x.length, 0);
+  const shippedGz = shipped.reduce((a, x) => a + gzipSync(x, { level: 9 }).length, 0);
 
   const idleLine = (name, r) => `idle page${tag}, ${name}, ${(r.wall).toFixed(1)} s untouched: ${r.frames} frames drawn ` +
     `(${r.callbacks} animation-frame callbacks), main thread busy ${(100 * r.share).toFixed(1)} % ` +
@@ -230,8 +246,11 @@ try {
   console.log(`page wasm heap${tag}: ${(memory.before / 1048576).toFixed(1)} MB with the seq_len 512 trace, ` +
     `${(memory.after / 1048576).toFixed(1)} MB after 1,000 more knob changes   [target: no growth] ` +
     `${memory.after <= memory.before ? 'met' : 'NOT met'}`);
-  console.log(`transfer, English page: ${(raw / 1024).toFixed(0)} KB raw, ${(gz / 1024).toFixed(0)} KB gzip: ${sizes.join('; ')}`);
-  console.log(`Chinese font, fetched only for 中文: ${FONT} ${kb(fontSize.raw)} KB raw, ${kb(fontSize.gz)} KB gzip`);
+  for (const [name, load] of [['English', firstLoads[0]], ['中文', firstLoads[1]]]) {
+    console.log(`first load over the wire, ${name} page: ${kb(load.wire)} KB in ${load.files.length} responses ` +
+      `(${kb(load.decoded)} KB decoded, ${(100 * load.wire / load.decoded).toFixed(0)} %): ` +
+      load.files.map((f) => `${f.name} ${kb(f.wire)} KB ${f.encoding}`).join('; '));
+  }
   console.log(`shipped checkpoints, fetched only when opened: ${shipped.length} files, ${kb(shippedRaw)} KB raw, ` +
               `${kb(shippedGz)} KB gzip in all`);
   console.log(`gpu heatmaps: ${gpu.enabled ? 'on' : 'off'}, textures uploaded ${gpu.uploads}`);
