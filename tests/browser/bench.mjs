@@ -59,7 +59,10 @@ async function metrics(cdp) {
   return { task: m.TaskDuration, script: m.ScriptDuration, time: m.Timestamp };
 }
 
+// A fresh document each time: going from one hash to another is a same-document navigation,
+// and a training run (corefToTarget) would go on in the background of the next figures.
 async function open(page, hash) {
+  await page.goto('about:blank');
   await page.goto(url + hash);
   await page.waitForFunction(() => window.lab && window.lab.ready === true, null, { timeout: 60000 });
 }
