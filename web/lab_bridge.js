@@ -205,7 +205,8 @@
         xy[2 * i] = (fingers[i].clientX - rect.left) * sx;
         xy[2 * i + 1] = (fingers[i].clientY - rect.top) * sy;
       }
-      var result = Module._lab_touch_event(phase, e.touches.length, xy[0], xy[1], xy[2], xy[3]);
+      var result = Module._lab_touch_event(phase, e.touches.length, xy[0], xy[1], xy[2], xy[3],
+                                           e.timeStamp || performance.now());
       if (result === TAP_ON_TEXT) {
         settleFrames = 3;  // the field becomes active over the next frames
         ime.focus({ preventScroll: true });

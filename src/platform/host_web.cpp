@@ -342,18 +342,17 @@ EMSCRIPTEN_KEEPALIVE void lab_load_config_bytes(const char* name, const char* by
 
 // A touch event on the canvas (web/lab_bridge.js; see touch_input.h): phase 0 start,
 // 1 move, 2 end, 3 cancel; count and up to two points in framebuffer pixels (end /
-// cancel: the fingers still down, and the lifted finger's point). Returns 1 for a
+// cancel: the fingers still down, and the lifted finger's point); the event's time
+// (performance.now's clock: when the finger moved, which a busy page handles later). Returns 1 for a
 // tap, 2 for a tap on a text field: the page then focuses its text input while the
 // event runs, which is what opens an on-screen keyboard. Telling that needs a frame
 // drawn with the pointer where the finger came down, so a quick tap draws it now.
-EMSCRIPTEN_KEEPALIVE int lab_touch_event(int phase, int count, double x0, double y0, double x1, double y1) {
+EMSCRIPTEN_KEEPALIVE int lab_touch_event(int phase, int count, double x0, double y0, double x1, double y1, double time_ms) {
     using namespace lab_host;
     if (phase < 0 || phase > 3 || count < 0) return 0;
     const lab_touch::Point points[2] = {{x0, y0}, {x1, y1}};
     const auto p = static_cast<lab_touch::Phase>(phase);
-    lab_touch::Result result = lab_touch::on_touch(p, count, points, emscripten_get_now(), js_canvas_dpr());
-    if (p == lab_touch::Phase::Start && count == 1)  // a hold shows its hover without further events
-        emscripten_set_timeout([](void*) { lab_pacing::wake(); }, lab_touch::kHoldMs + 20, nullptr);
+    lab_touch::Result result = lab_touch::on_touch(p, count, points, time_ms, js_canvas_dpr());
     for (int i = 0; i < 3 && s.draw_frame && lab_touch::needs_frame(); ++i) {
         if (s.frame_requested) emscripten_cancel_animation_frame(s.animation_frame);
         on_animation_frame(0, nullptr);

@@ -31,7 +31,8 @@ struct Sample {
 
 // What was under the finger in the first frame after it came down.
 struct Under {
-    bool ready = false;
+    int frames = 0;       // frames drawn with the pointer there
+    bool ready = false;   // frames > 0
     ImGuiID window = 0;   // the hovered window (a child, if one)
     ImGuiID item = 0;     // the hovered widget, 0: none
     bool text = false;    // the widget is a text field (ImGui shows the text cursor)
@@ -101,10 +102,10 @@ void decide() {
     s.samples.push_back({s.t0, s.start.x, s.start.y});
 }
 
-void start_one(const Point& p, double now_ms) {
+void start_one(const Point& p, double time_ms) {
     s.stopped_fling = s.gesture == Gesture::Fling;
     s.gesture = Gesture::Pending;
-    s.t0 = now_ms;
+    s.t0 = time_ms;
     s.start = s.finger = p;
     s.moved = false;
     s.under = Under{};
@@ -132,9 +133,17 @@ void pinch_to(const Point* p) {
     if (z != s.zoom) s.zoom = z, lab_pacing::wake();
 }
 
-void move_one(const Point& p, double now_ms) {
+// A finger still since it came down for kHoldMs holds. Told by the events' times
+// only: a busy page (this one under software GL) handles a quick tap's lift or a
+// flick's first move long after it happened, and must not make a hold of them.
+// While a finger rests the pointer is under it anyway (its hover shows); the hold
+// keeps it there after the lift, and a drag after the hold moves the hover.
+bool holds(double time_ms) { return s.gesture == Gesture::Pending && !s.moved && !s.stopped_fling && time_ms - s.t0 >= kHoldMs; }
+
+void move_one(const Point& p, double time_ms) {
     const Point before = s.finger;
     s.finger = p;
+    if (holds(time_ms)) s.gesture = Gesture::Hold;
     switch (s.gesture) {
         case Gesture::Pending:
             if (distance(s.start, p) > kSlopCss * s.dpr) s.moved = true, decide();
@@ -144,8 +153,8 @@ void move_one(const Point& p, double now_ms) {
         case Gesture::Scroll:
             s.pending_scroll.x += static_cast<float>(p.x - before.x);
             s.pending_scroll.y += static_cast<float>(p.y - before.y);
-            s.samples.push_back({now_ms, p.x, p.y});
-            while (s.samples.size() > 2 && now_ms - s.samples.front().t > kVelocityWindowMs) s.samples.pop_front();
+            s.samples.push_back({time_ms, p.x, p.y});
+            while (s.samples.size() > 2 && time_ms - s.samples.front().t > kVelocityWindowMs) s.samples.pop_front();
             lab_pacing::wake();
             break;
         default: break;
@@ -153,15 +162,16 @@ void move_one(const Point& p, double now_ms) {
 }
 
 // The finger's speed over its last moves, px/s; none if it rested before lifting.
-ImVec2 finger_velocity(double now_ms) {
-    if (s.samples.size() < 2 || now_ms - s.samples.back().t > kVelocityWindowMs) return ImVec2(0, 0);
+ImVec2 finger_velocity(double time_ms) {
+    if (s.samples.size() < 2 || time_ms - s.samples.back().t > kVelocityWindowMs) return ImVec2(0, 0);
     const Sample& a = s.samples.front();
     const Sample& b = s.samples.back();
     const double dt = std::max(1.0, b.t - a.t) / 1000.0;
     return ImVec2(static_cast<float>((b.x - a.x) / dt), static_cast<float>((b.y - a.y) / dt));
 }
 
-void lift_one(double now_ms) {
+void lift_one(double time_ms) {
+    if (holds(time_ms)) s.gesture = Gesture::Hold;
     switch (s.gesture) {
         case Gesture::Pending:
             if (s.moved || s.stopped_fling) return lab_input::push_pointer_leave(), finish(Gesture::Ignore);
@@ -175,9 +185,9 @@ void lift_one(double now_ms) {
             lab_input::push_pointer_leave();
             return finish(Gesture::Drag);
         case Gesture::Scroll: {
-            const ImVec2 v = finger_velocity(now_ms);
+            const ImVec2 v = finger_velocity(time_ms);
             if (std::hypot(v.x, v.y) < kFlingMinCss * s.dpr) return finish(Gesture::Scroll);
-            s.gesture = Gesture::Fling, s.velocity = v, s.last_step = now_ms;
+            s.gesture = Gesture::Fling, s.velocity = v, s.last_step = time_ms;
             return lab_pacing::wake();
         }
         case Gesture::Ignore: s.gesture = Gesture::None; return;  // the last gesture said what it was
@@ -217,18 +227,18 @@ bool fling_step(double now_ms) {
 
 }  // namespace
 
-Result on_touch(Phase phase, int count, const Point* points, double now_ms, double dpr) {
+Result on_touch(Phase phase, int count, const Point* points, double time_ms, double dpr) {
     s.dpr = dpr > 0 ? dpr : 1;
     bool tapped = false;
     const bool pinching = s.gesture == Gesture::Pinch;
     switch (phase) {
         case Phase::Start:
             if (count >= 2 && !pinching) start_pinch(points);
-            else if (count == 1) start_one(points[0], now_ms);
+            else if (count == 1) start_one(points[0], time_ms);
             break;
         case Phase::Move:
             if (pinching && count >= 2) pinch_to(points);
-            else if (count == 1) move_one(points[0], now_ms);
+            else if (count == 1) move_one(points[0], time_ms);
             break;
         case Phase::End:
         case Phase::Cancel:
@@ -237,7 +247,7 @@ Result on_touch(Phase phase, int count, const Point* points, double now_ms, doub
                 break;
             }
             if (phase == Phase::Cancel && s.gesture == Gesture::Pending) s.moved = true;  // no tap
-            lift_one(now_ms);
+            lift_one(time_ms);
             tapped = s.gesture == Gesture::None && s.last == Gesture::Pending;
             break;
     }
@@ -245,16 +255,15 @@ Result on_touch(Phase phase, int count, const Point* points, double now_ms, doub
 }
 
 bool needs_frame() {
-    return s.last == Gesture::Pending && s.gesture == Gesture::None && !s.under.ready;
+    return s.last == Gesture::Pending && s.gesture == Gesture::None && s.under.frames < 2;
 }
 
 bool tap_on_text() { return s.under.ready && s.under.text; }
 
-bool before_frame(double now_ms) {
+bool before_frame(double now_ms) {  // now_ms: the momentum's clock
     switch (s.gesture) {
         case Gesture::Pending:
             if (s.moved) decide();
-            else if (now_ms - s.t0 >= kHoldMs && !s.stopped_fling) s.gesture = Gesture::Hold;
             break;
         case Gesture::Scroll:
             if (!window_by_id(s.target)) finish(Gesture::Scroll);
@@ -267,19 +276,24 @@ bool before_frame(double now_ms) {
     return false;
 }
 
+// Every frame drawn with the pointer where the finger came down says again what is
+// there (the newest: ImGui's hover can take a frame to settle on a widget).
 void after_frame() {
     const bool fresh = s.gesture == Gesture::Pending || (s.gesture == Gesture::None && s.last == Gesture::Pending);
-    if (s.under.ready || !fresh) return;
+    if (!fresh) return;
     const ImGuiContext& g = *ImGui::GetCurrentContext();
-    const ImVec2 pointer = g.IO.MousePos;  // the frame was drawn with the pointer where the finger came down
-    if (pointer.x != static_cast<float>(s.start.x) || pointer.y != static_cast<float>(s.start.y)) return;
+    // The frame was drawn with the pointer where the finger came down (ImGui floors it).
+    const ImVec2 pointer = g.IO.MousePos;
+    if (pointer.x != std::floor(static_cast<float>(s.start.x)) || pointer.y != std::floor(static_cast<float>(s.start.y))) return;
     s.under.ready = true;
+    ++s.under.frames;
     s.under.window = g.HoveredWindow ? g.HoveredWindow->ID : 0;
     s.under.item = g.HoveredId;
     s.under.text = ImGui::GetMouseCursor() == ImGuiMouseCursor_TextInput;
 }
 
 float zoom() { return s.zoom; }
+
 
 const char* gesture_name() { return kGestureNames[static_cast<int>(s.gesture)]; }
 

@@ -7,8 +7,9 @@
 // (web/lab_bridge.js) therefore keeps touch events from GLFW and hands them here:
 //  - tap (the finger lifts within the slop, before the hold time): a click where it
 //    touched, then the pointer leaves, so no hover or tooltip stays on;
-//  - hold (still for kHoldMs): the pointer stays where the finger is and follows it,
-//    and stays after the finger lifts, so a heatmap cell's derivation can be read;
+//  - hold (still for kHoldMs): the pointer, under the finger from the start (its
+//    hover shows), follows it and stays after the finger lifts, so a heatmap
+//    cell's derivation can be read;
 //  - drag: scrolls the window under the finger the way the wheel would (the first
 //    one up its parents that scrolls that way), and keeps going after the finger
 //    lifts (momentum, slowing down) until it stops or reaches the end. The rule
@@ -37,12 +38,13 @@ struct Point {
 enum class Result { None = 0, Tap = 1, TapOnText = 2 };
 
 // A touch event: Start / Move carry the fingers down now (up to two); End / Cancel
-// carry the number of fingers still down and the lifted finger's point. dpr: CSS
+// carry the number of fingers still down and the lifted finger's point. time_ms:
+// when it happened (the clock of before_frame's now_ms). dpr: CSS
 // px to framebuffer px. A tap on a text field makes the page focus its text input
 // in the event's handler, which opens the on-screen keyboard; telling that needs a
 // frame drawn with the pointer there (needs_frame).
-Result on_touch(Phase phase, int count, const Point* points, double now_ms, double dpr);
-// A tap's answer needs a frame with the pointer where the finger is: draw one now.
+Result on_touch(Phase phase, int count, const Point* points, double time_ms, double dpr);
+// A tap's answer needs frames with the pointer where the finger is: draw one now.
 bool needs_frame();
 // The last tap lands on a text field (after needs_frame() turned false).
 bool tap_on_text();
