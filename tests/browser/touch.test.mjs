@@ -77,39 +77,46 @@ function scrollRegion(s, dpr) {
   return explain || regions.sort((a, b) => b[1].max_y - a[1].max_y)[0];
 }
 
-// A cell of a heatmap whose centre is on screen, with its CSS point.
+// A cell of a heatmap whose centre is on screen and inside the heatmap's window
+// ("<panel>/<tensor>", when drawn), with its CSS point.
 function visibleCell(s, dpr, vp) {
+  const inside = (c, r) => !r || (c.x > r.x && c.x < r.x + r.w && c.y > r.y && c.y < r.y + r.h);
   for (const hm of s.heatmaps) {
+    const win = Object.entries(s.scroll).find(([k]) => k.endsWith(`/${hm.tensor}`));
     for (let row = 0; row < hm.rows; row++) {
       for (let col = 0; col < hm.cols; col++) {
         const c = cellCenter(hm, row, col);
         const p = { x: c.x / dpr, y: c.y / dpr };
-        if (onScreen(p, vp) && hm.cell_w / dpr >= 6) return { hm, row, col, p };
+        if (onScreen(p, vp) && inside(c, win && win[1]) && hm.cell_w / dpr >= 6) return { hm, row, col, p };
       }
     }
   }
   throw new Error(`no heatmap cell on screen (heatmaps: ${s.heatmaps.map((h) => `${h.tensor}@${h.x},${h.y}`).join(' ')})`);
 }
 
-// A visible cell; if every heatmap is below the fold, a slow drag on the panel that
-// holds them brings the first one up.
+// A visible cell; if every heatmap is below the fold, slow drags on the panel that
+// holds them (a heatmap's own child window is "<panel>/<tensor>" when drawn; else
+// the Stage panel) bring the first one up.
 async function revealCell(t, cdp, s, dpr, vp) {
-  try {
-    return visibleCell(s, dpr, vp);
-  } catch (e) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return visibleCell(s, dpr, vp);
+    } catch (e) {
+      if (attempt >= 4) throw e;
+    }
     const hm = s.heatmaps[0];
     assert(hm, 'no heatmap at all');
-    const holders = Object.entries(s.scroll).filter(([, r]) => r.max_y > 0 && hm.x >= r.x && hm.x < r.x + r.w && r.y < vp.height * dpr);
-    assert(holders.length > 0, `no scroll region holds the heatmap ${hm.tensor}: ${e.message}`);
-    const [id, r] = holders.sort((a, b) => b[1].max_y - a[1].max_y)[0];
+    const child = Object.keys(s.scroll).find((k) => k.endsWith(`/${hm.tensor}`));
+    const id = child ? child.slice(0, child.lastIndexOf('/')) : 'Stage';
+    const r = id && s.scroll[id];
+    assert(r && r.max_y > r.scroll_y, `no scroll region can bring the heatmap ${hm.tensor} up (${JSON.stringify(s.scroll)})`);
     const box = css(r, dpr);
-    const dy = Math.min(hm.y / dpr - (box.y + box.h * 0.4), r.max_y / dpr);
+    const dy = Math.min(hm.y / dpr - (box.y + box.h * 0.4), (r.max_y - r.scroll_y) / dpr, box.h * 0.7);
     note(t, `heatmaps below the fold: a slow drag of ${dy.toFixed(0)} CSS px on ${id}`);
-    await slowDrag(t, cdp, rectPoint(box, 0.5, 0.8), -Math.min(dy, box.h * 0.7));
-    const after = await waitSettled(t, { timeout: T });
-    assert(after.touch.last === 'scroll', `a slow drag ended as a ${after.touch.last} (momentum after a resting finger?)`);
-    assert(after.scroll[id].scroll_y > 0, `the slow drag did not scroll ${id}`);
-    return visibleCell(after, dpr, vp);
+    await slowDrag(t, cdp, rectPoint(box, 0.5, 0.8), -dy);
+    s = await waitSettled(t, { timeout: T });
+    assert(s.touch.last === 'scroll', `a slow drag ended as a ${s.touch.last} (momentum after a resting finger?)`);
+    assert(s.scroll[id].scroll_y > r.scroll_y, `the slow drag did not scroll ${id}`);
   }
 }
 
