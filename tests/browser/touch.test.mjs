@@ -257,3 +257,29 @@ for (const size of SIZES) {
     assert(back === 'canvas', `after a tap on a chip the focus is on "${back}"`);
   }, opts);
 }
+
+// The rule for widgets that drag (src/platform/touch_input.h): a sideways drag that
+// starts on a slider drags it as the mouse would; an upward drag there does not.
+// The tablet only: the phone layout is another change's.
+test('touch (tablet): a sideways drag on the head slider moves it; an upward one does not', async (t) => {
+  const dpr = 2;
+  const s0 = await openLab(t, '#stage=scores');
+  assert(s0.selection.head === 0 && s0.config.heads === 2, `head ${s0.selection.head} of ${s0.config.heads}`);
+  const r = css(layoutRect(s0, 'slider:head'), dpr);
+  const frameW = (s0.font_size * 6) / dpr;  // the slider's frame; its label follows
+  const y = r.y + r.h / 2;
+  const cdp = await touchSession(t);
+  await touchStart(cdp, { x: r.x + frameW * 0.5, y });
+  for (let i = 1; i <= 6; i++) await touchMove(cdp, { x: r.x + frameW * 0.5, y: y - 12 * i });
+  await touchEnd(cdp);
+  const up = await waitSettled(t, { timeout: T });
+  note(t, `upward drag on the slider: head ${up.selection.head}, ${up.touch.last}`);
+  assert(up.selection.head === 0 && up.touch.last !== 'drag', `an upward drag moved the slider: head ${up.selection.head}, ${up.touch.last}`);
+  await touchStart(cdp, { x: r.x + frameW * 0.15, y });
+  for (let i = 1; i <= 8; i++) await touchMove(cdp, { x: r.x + frameW * (0.15 + 0.1 * i), y });
+  await touchEnd(cdp);
+  const s1 = await waitForState(t, (x) => x.touch.last === 'drag' && x.render.settled, { timeout: T, message: 'the sideways drag ends' });
+  note(t, `sideways drag on the slider: head ${s1.selection.head}, hover ${JSON.stringify(s1.selection.hover)}`);
+  assert(s1.selection.head === 1, `a sideways drag over the head slider left head ${s1.selection.head}`);
+  assert(s1.stage.id === 'scores' && s1.selection.hover === null, `after the drag: stage ${s1.stage.id}, hover ${JSON.stringify(s1.selection.hover)}`);
+}, { viewport: { width: 1024, height: 768 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
