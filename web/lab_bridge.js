@@ -177,6 +177,49 @@
     wasActive = !!active;
   };
 
+  // ---- touch (issue #28; the gestures are src/platform/touch_input.h) --------------
+  // Emscripten's GLFW reads no position from touch events: a finger pressed the
+  // mouse button wherever the mouse had been, and a drag moved nothing. Touch
+  // events on the canvas stop here (the window's capture phase, before GLFW's
+  // canvas listeners), with their default actions (the mouse events a browser makes
+  // of a tap, its own scrolling and zooming); the app makes taps, holds, drags and
+  // pinches of them. The mouse and a pen still go through GLFW.
+  // A tap on a text field focuses the hidden textarea inside this handler, as a
+  // phone opens its on-screen keyboard only for a focus the user's gesture made;
+  // the textarea's 16 px text keeps a phone from zooming in on it.
+  (function () {
+    var PHASES = { touchstart: 0, touchmove: 1, touchend: 2, touchcancel: 3 };
+    var TAP = 1, TAP_ON_TEXT = 2;
+    ime.style.fontSize = '16px';
+    function onTouch(e) {
+      var canvas = Module.canvas;
+      if (e.target !== canvas || !Module.calledRun) return;
+      e.stopPropagation();
+      if (e.cancelable) e.preventDefault();
+      var phase = PHASES[e.type];
+      var fingers = phase < 2 ? e.touches : e.changedTouches;  // down now / lifted
+      var rect = canvas.getBoundingClientRect();
+      var sx = canvas.width / (rect.width || 1), sy = canvas.height / (rect.height || 1);
+      var xy = [0, 0, 0, 0];
+      for (var i = 0; i < 2 && i < fingers.length; i++) {
+        xy[2 * i] = (fingers[i].clientX - rect.left) * sx;
+        xy[2 * i + 1] = (fingers[i].clientY - rect.top) * sy;
+      }
+      var result = Module._lab_touch_event(phase, e.touches.length, xy[0], xy[1], xy[2], xy[3],
+                                           e.timeStamp || performance.now());
+      if (result === TAP_ON_TEXT) {
+        settleFrames = 3;  // the field becomes active over the next frames
+        ime.focus({ preventScroll: true });
+      } else if (result === TAP) {
+        canvas.focus({ preventScroll: true });  // as a click does (index.html); a keyboard closes
+      }
+    }
+    ['touchstart', 'touchmove', 'touchend', 'touchcancel'].forEach(function (type) {
+      window.addEventListener(type, onTouch, { capture: true, passive: false });
+    });
+  })();
+  // ---- end of touch ---------------------------------------------------------------
+
   // ---- config files dropped on the page ------------------------------------------
   // Their bytes (NUL and invalid UTF-8 included, so binary files are recognised) go
   // to the app, which reports problems in the setup panel. Files over the limit are

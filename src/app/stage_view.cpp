@@ -187,6 +187,7 @@ void draw_selection(LabApp& app) {
         const std::string head = ui_label(app, UiStr::ui_stage_head_slider, "head");
         place(head, slider);
         ImGui::SliderInt(head.c_str(), &app.head, 0, c.heads - 1);
+        lab_note_rect(app, "slider:head");  // touch.test.mjs drags it sideways
         check_item(head.c_str());
         const std::string all = ui_label(app, UiStr::ui_stage_all_heads, "all_heads");
         place(all, ImGui::GetFrameHeight());

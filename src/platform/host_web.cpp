@@ -1,7 +1,7 @@
 // host_web.cpp — Attention Lab platform: the page's host (Emscripten). Everything
 // that touches the browser is here and in web/lab_bridge.js, its JavaScript half
 // (linked with --post-js): the canvas and devicePixelRatio, frames on demand, the
-// wheel, IME text and paste, the URL hash, downloads and the clipboard, the Chinese
+// wheel, touch (touch_input.h), IME text and paste, the URL hash, downloads and the clipboard, the Chinese
 // font's fetch, and the functions behind window.lab.
 //
 // Frames on demand: nothing runs while nothing changes. An event (GLFW's callbacks,
@@ -26,6 +26,7 @@
 #include "host.h"
 #include "imgui_probe.h"
 #include "input_queue.h"
+#include "touch_input.h"
 
 namespace lab_host {
 
@@ -254,10 +255,12 @@ void begin_frame(lab::LabApp& app) {
     int cw = 0, ch = 0;
     glfwGetWindowSize(s.window, &cw, &ch);
     if (w > 0 && h > 0 && (w != cw || h != ch)) js_resize_window(w, h);  // GLFW hears it and calls back
-    app.ui_scale = static_cast<float>(dpr > 0.5 && dpr < 8 ? dpr : 1.0);
+    app.ui_scale = static_cast<float>(dpr > 0.5 && dpr < 8 ? dpr : 1.0) * lab_touch::zoom();  // a pinch's zoom
+    if (lab_touch::before_frame(emscripten_get_now())) lab_pacing::wake(2);  // momentum: the next frame
 }
 
 void end_frame(lab::LabApp& app) {
+    lab_touch::after_frame();
     js_text_input_state(ImGui::GetIO().WantTextInput ? 1 : 0, s.ime_x, s.ime_y);
     sync_url_hash(app);
 }
@@ -295,7 +298,10 @@ std::string state_json() {
     const json render = {{"drawn", p.drawn}, {"drawn_by_state", s.drawn_by_state}, {"wakes", p.wakes},
                          {"settled", settled}, {"resting", settled && p.resting}, {"next_in", p.next_in},
                          {"frame_ms", s.frame_ms}};
-    const json out = {{"scroll", scroll}, {"fields", fields}, {"render", render}, {"font_size", ImGui::GetFontSize()}};
+    const json touch = {{"gesture", lab_touch::gesture_name()}, {"last", lab_touch::last_gesture_name()},
+                        {"zoom", lab_touch::zoom()}, {"zoom_min", lab_touch::kZoomMin}, {"zoom_max", lab_touch::kZoomMax}};
+    const json out = {{"scroll", scroll}, {"fields", fields}, {"render", render}, {"font_size", ImGui::GetFontSize()},
+                      {"touch", touch}};
     return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -332,6 +338,28 @@ EMSCRIPTEN_KEEPALIVE void lab_load_config_bytes(const char* name, const char* by
     if (size > kLimit) lab::lab_refuse_config_file(app, file, size);
     else lab::lab_load_config_text(app, file, std::string(bytes ? bytes : "", bytes ? static_cast<size_t>(length) : 0));
     lab_pacing::wake();
+}
+
+// A touch event on the canvas (web/lab_bridge.js; see touch_input.h): phase 0 start,
+// 1 move, 2 end, 3 cancel; count and up to two points in framebuffer pixels (end /
+// cancel: the fingers still down, and the lifted finger's point); the event's time
+// (performance.now's clock: when the finger moved, which a busy page handles later). Returns 1 for a
+// tap, 2 for a tap on a text field: the page then focuses its text input while the
+// event runs, which is what opens an on-screen keyboard. Telling that needs a frame
+// drawn with the pointer where the finger came down, so a quick tap draws it now.
+EMSCRIPTEN_KEEPALIVE int lab_touch_event(int phase, int count, double x0, double y0, double x1, double y1, double time_ms) {
+    using namespace lab_host;
+    if (phase < 0 || phase > 3 || count < 0) return 0;
+    const lab_touch::Point points[2] = {{x0, y0}, {x1, y1}};
+    const auto p = static_cast<lab_touch::Phase>(phase);
+    lab_touch::Result result = lab_touch::on_touch(p, count, points, time_ms, js_canvas_dpr());
+    for (int i = 0; i < 3 && s.draw_frame && lab_touch::needs_frame(); ++i) {
+        if (s.frame_requested) emscripten_cancel_animation_frame(s.animation_frame);
+        on_animation_frame(0, nullptr);
+        if (result != lab_touch::Result::None)
+            result = lab_touch::tap_on_text() ? lab_touch::Result::TapOnText : lab_touch::Result::Tap;
+    }
+    return static_cast<int>(result);
 }
 
 // Text without key presses (an input method's commit, insertText), and the

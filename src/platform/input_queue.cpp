@@ -20,7 +20,7 @@ namespace lab_input {
 namespace {
 
 struct Event {
-    enum Kind { Key, Char, Text, Paste, Button, Cursor } kind = Key;
+    enum Kind { Key, Char, Text, Paste, Button, Cursor, Leave } kind = Key;
     int key = 0, scancode = 0, action = 0, mods = 0;  // Key; Button: key = the button
     unsigned int codepoint = 0;                      // Char
     std::string text;                                // Text, Paste
@@ -34,6 +34,7 @@ struct State {
     std::deque<Event> queue;
     std::string clipboard;
     bool pointer_known = false;  // a cursor event arrived
+    bool pointer_gone = false;   // a finger lifted (Leave) and no pointer moved since
     double x = 0, y = 0;         // the pointer and buttons as delivered so far
     bool buttons[kButtons] = {};
     bool queued_pointer = false;  // the pointer as queued last
@@ -79,13 +80,15 @@ void on_char(GLFWwindow*, unsigned int c) {
     lab_pacing::wake();
 }
 
-void on_cursor(GLFWwindow*, double x, double y) {
+void queue_cursor(double x, double y) {
     Event e;
     e.kind = Event::Cursor, e.x = x, e.y = y;
     s.queue.push_back(e);
     s.queued_x = x, s.queued_y = y, s.queued_pointer = true;
     lab_pacing::wake();
 }
+
+void on_cursor(GLFWwindow*, double x, double y) { queue_cursor(x, y); }
 
 // A press or release where no move event brought the pointer (a touch, a click
 // right after the page appeared) moves it there first.
@@ -135,6 +138,23 @@ void push_text(const std::string& utf8) {
 
 void push_paste(const std::string& utf8) { push(Event::Paste, utf8); }
 
+void push_pointer(double x, double y) { queue_cursor(x, y); }
+
+void push_left_button(bool down) {
+    Event e;
+    e.kind = Event::Button, e.key = GLFW_MOUSE_BUTTON_LEFT, e.action = down ? GLFW_PRESS : GLFW_RELEASE;
+    s.queue.push_back(e);
+    lab_pacing::wake();
+}
+
+void push_pointer_leave() {
+    Event e;
+    e.kind = Event::Leave;
+    s.queue.push_back(e);
+    s.queued_pointer = false;
+    lab_pacing::wake();
+}
+
 namespace {
 
 // What one frame has taken so far, to decide where the next frame begins.
@@ -157,6 +177,7 @@ bool fits(const Event& e, const Frame& f, const ImGuiIO& io) {
         case Event::Button:
             return e.key < 0 || e.key >= kButtons || (!f.moved && !f.clicked[e.key]);
         case Event::Cursor:
+        case Event::Leave:
             return std::none_of(f.clicked, f.clicked + kButtons, [](bool b) { return b; });
         default:
             return true;
@@ -185,7 +206,8 @@ void apply(const Event& e, Frame& f, ImGuiIO& io, lab::LabApp& app) {
         case Event::Button:
             if (e.key >= 0 && e.key < kButtons) s.buttons[e.key] = e.action == GLFW_PRESS, f.clicked[e.key] = true;
             break;
-        case Event::Cursor: s.x = e.x, s.y = e.y, s.pointer_known = true, f.moved = true; break;
+        case Event::Cursor: s.x = e.x, s.y = e.y, s.pointer_known = true, s.pointer_gone = false, f.moved = true; break;
+        case Event::Leave: s.pointer_gone = true, f.moved = true; break;
     }
 }
 
@@ -202,9 +224,10 @@ void deliver(lab::LabApp& app) {
     }
     if (delivered) lab_pacing::wake();  // ImGui settles over the frames after it sees the input
     // The pointer as delivered (ImGui's backend read the newest one); none if the
-    // backend has none (the window lost the mouse).
+    // backend has none (the window lost the mouse) or a finger lifted since.
     for (int b = 0; b < kButtons; ++b) io.MouseDown[b] = s.buttons[b];
-    if (s.pointer_known && io.MousePos.x > -FLT_MAX) io.MousePos = ImVec2(static_cast<float>(s.x), static_cast<float>(s.y));
+    if (s.pointer_gone) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    else if (s.pointer_known && io.MousePos.x > -FLT_MAX) io.MousePos = ImVec2(static_cast<float>(s.x), static_cast<float>(s.y));
 }
 
 bool pending() { return !s.queue.empty(); }

@@ -16,7 +16,9 @@
 //    that follows a Ctrl+V / Shift+Insert press becomes the clipboard text that
 //    ImGui's own paste shortcut reads in that very frame, any other paste (a menu,
 //    Cmd+V) is typed; and text typed before Ctrl went down is read before it.
-// The wheel goes to ImGui directly.
+// The wheel goes to ImGui directly. Touch arrives here as pointer events
+// (touch_input.h turns gestures into them): the pointer can also leave, which
+// hides it from ImGui (no hover) until the next move.
 #pragma once
 #include <string>
 
@@ -35,6 +37,12 @@ void install(GLFWwindow* window);
 void push_text(const std::string& utf8);
 // The browser's paste event (web); see above.
 void push_paste(const std::string& utf8);
+// A pointer that is not GLFW's (a finger): moves to (x, y) in framebuffer pixels,
+// presses or releases the left button, leaves (ImGui sees no pointer until the next
+// move, of a finger or of the mouse).
+void push_pointer(double x, double y);
+void push_left_button(bool down);
+void push_pointer_leave();
 // After ImGui_ImplGlfw_NewFrame and before ImGui::NewFrame: delivers the queued
 // events one frame may see, and queues the app's navigation keys (app.pending_keys)
 // as they are delivered.

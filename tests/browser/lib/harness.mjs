@@ -79,8 +79,8 @@ async function makeContext(browser, cfg, entry) {
     viewport: opts.viewport || { width: 1280, height: 800 },
     deviceScaleFactor: opts.deviceScaleFactor || 1,
     locale: opts.locale || 'en-US',  // navigator.language: the page picks 中文 for zh*
-    isMobile: !!opts.isMobile,        // device emulation: meta viewport, touch events
-    hasTouch: !!opts.hasTouch,
+    hasTouch: !!opts.hasTouch,        // a phone or tablet: touch events (touch.test.mjs)
+    isMobile: !!opts.isMobile,
   });
   const page = await context.newPage();
   page.setDefaultTimeout(opts.actionTimeout || 15000);
