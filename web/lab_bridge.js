@@ -259,10 +259,12 @@
       if (m.view !== 'stepper') {
         parts.push(node('h2', m.view_title));
       } else {
-        parts.push(node('h2', m.title), node('h3', L.paper), node('p', m.formula), node('h3', L.pytorch));
+        parts.push(node('h2', m.title), node('h3', L.paper), node('p', m.formula));
+      }
+      if (m.view === 'stepper' && m.explain) {  // the explain panel (a lesson's card takes its place)
         var pre = node('pre');
         pre.appendChild(node('code', m.pytorch));
-        parts.push(pre, node('h3', L.shapes), list_of(m.shapes));
+        parts.push(node('h3', L.pytorch), pre, node('h3', L.shapes), list_of(m.shapes));
         if (m.backward) {
           parts.push(node('h3', L.backward), node('p', m.backward.formula), node('p', m.backward.why), node('p', m.backward.loss),
                      node('h3', L.grad_checks), m.backward.checks.length ? list_of(m.backward.checks, check_text) : node('p', L.no_checks));
@@ -270,8 +272,8 @@
         parts.push(node('h3', L.why), node('p', m.why), node('h3', L.checks),
                    m.checks.length ? list_of(m.checks, check_text) : node('p', L.no_checks));
         if (m.facts.length) parts.push(node('h3', L.facts), list_of(m.facts, check_text));
-        if (m.hover) parts.push(node('h3', L.hovered), node('p', m.hover.cell), node('p', m.hover.text));
       }
+      if (m.view === 'stepper' && m.hover) parts.push(node('h3', L.hovered), node('p', m.hover.cell), node('p', m.hover.text));
       if (m.lesson) {
         parts.push(node('h2', L.lesson + ': ' + m.lesson.title), node('p', m.lesson.step), node('p', m.lesson.intro),
                    node('h3', L.question), node('p', m.lesson.question));

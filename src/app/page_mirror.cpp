@@ -111,16 +111,20 @@ std::string page_mirror_json(const LabApp& app) {
     m["view_title"] = app.experiment >= 0 ? experiment_state(app)["title"].get<std::string>() : train ? tr(app, UiStr::tv_title) : "";
     m["title"] = tr(app, text.title);
     m["formula"] = tr(app, text.formula);
-    m["pytorch"] = text.pytorch;
+    // The explain panel's part; a lesson's card takes its place (and its shapes would answer a shape question).
+    const bool explain = app.lesson.lesson < 0;
+    m["explain"] = explain;
+    m["pytorch"] = explain ? text.pytorch : "";
     Json shapes = Json::array();
-    for (const ShapeStep& st : *text.steps) shapes.push_back(say(app, st.op) + "  " + shape_named(st.shape, st.dims));
+    if (explain)
+        for (const ShapeStep& st : *text.steps) shapes.push_back(say(app, st.op) + "  " + shape_named(st.shape, st.dims));
     m["shapes"] = shapes;
-    m["why"] = tr(app, text.why);
-    Json checks, facts;
-    write_checks(app, *text.checks, checks, facts);
+    m["why"] = explain ? tr(app, text.why) : "";
+    Json checks = Json::array(), facts = Json::array();
+    if (explain) write_checks(app, *text.checks, checks, facts);
     m["checks"] = checks;
     m["facts"] = facts;
-    m["backward"] = backward_json(app, text);
+    m["backward"] = explain ? backward_json(app, text) : Json(nullptr);
     m["hover"] = hover_json(app);
     m["lesson"] = lesson_json(app);
     m["status"] = status_text(app, m, at, n, m["title"]);

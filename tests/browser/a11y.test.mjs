@@ -8,7 +8,7 @@
 // them, Esc leaves the canvas for the page's buttons and Tab comes back in; the stage
 // shortcuts keep working.
 import { test, assert } from './lib/harness.mjs';
-import { labState, waitForState, waitFrames, hoverCell, openIn, note, screenshotNotBlank } from './lib/lab.mjs';
+import { labState, waitForState, waitFrames, hoverCell, openIn, note, screenshotNotBlank, typeInto, layoutRect } from './lib/lab.mjs';
 
 const T = 30000;
 const PAGE_LANG = { en: 'en', zh: 'zh-CN' };
@@ -139,6 +139,28 @@ test('a11y: hovering a heatmap cell puts its derivation in the text; the browser
     return { ok, text: sel.toString(), inMirror: !!(sel.anchorNode && document.getElementById('lab-mirror').contains(sel.anchorNode)) };
   }, s0.stepper.formula);
   assert(found.ok && found.text === s0.stepper.formula && found.inMirror, `find("${s0.stepper.formula}"): ${JSON.stringify(found)}`);
+});
+
+test('a11y: a lesson\'s question and the feedback on an answer are in the text and the live status; its shapes are not', async (t) => {
+  let s = await openIn(t, 'en', 'lesson=1&step=1');
+  s = await waitForState(t, (x) => x.lesson && x.lesson.question.ready && x.lesson.question.kind === 'shape', { timeout: T, message: 'lesson 1.1' });
+  let ax = await waitAx(t, (n) => texts(n).includes(s.lesson.question.prompt), `the question "${s.lesson.question.prompt}"`);
+  assert(headings(ax).some((h) => h.includes(s.lesson.title)), `no heading names the lesson "${s.lesson.title}"`);
+  assert(texts(ax).includes(s.lesson.intro), 'the step\'s intro is not in the text');
+  // The answer is a shape: the explain panel's shapes are not on screen, nor in the text.
+  const answer = `(${s.lesson.question.answer.join(', ')})`;
+  const named = s.stages[s.stage.index].steps.map(shapeLine);
+  assert(!texts(ax).some((x) => named.includes(x)), 'the stage\'s shape steps (the answer) are in the text during a shape question');
+  await typeInto(t, layoutRect(s, 'lesson:input'), '(1, 2, 3)');
+  s = await waitForState(t, (x) => x.lesson.answered && !x.lesson.correct && x.lesson.feedback, { timeout: T, message: 'a wrong answer' });
+  ax = await waitAx(t, (n) => texts(n).some((x) => x.includes(s.lesson.feedback)), `the feedback "${s.lesson.feedback}"`);
+  const wrong = await t.page.evaluate(() => document.getElementById('lab-status').textContent);
+  assert(wrong.includes(s.lesson.feedback), `status "${wrong}" lacks the feedback`);
+  await typeInto(t, layoutRect(s, 'lesson:input'), answer);
+  s = await waitForState(t, (x) => x.lesson.correct, { timeout: T, message: `the right answer ${answer}` });
+  const right = await t.page.evaluate(() => document.getElementById('lab-status').textContent);
+  assert(right !== wrong && right.includes(s.lesson.feedback), `status after the right answer "${right}"`);
+  note(t, `status: "${wrong}" -> "${right}"`);
 });
 
 test('a11y keys only: Tab / Shift+Tab walk the widgets with a ring, Enter and Space press them, Esc leaves for the page\'s buttons, Tab comes back, the shortcuts still work', async (t) => {
