@@ -159,6 +159,14 @@ std::string window_id(const ImGuiWindow* w) {
 
 void keyboard_nav_begin_frame(LabApp& app) {
     ImGuiContext& g = *GImGui;
+    KeyboardNav& nav = app.nav;
+    // An arrow on a heatmap moves its cell: ImGui's move request (made in NewFrame) is taken back.
+    nav.cell_move = -1;
+    if (nav.keyboard && nav.grid_focused && nav.grid_focused == g.NavId && g.NavMoveSubmitted && g.NavMoveDir != ImGuiDir_None) {
+        nav.cell_move = g.NavMoveDir;
+        ImGui::NavMoveRequestCancel();
+    }
+    nav.grids.clear();
     app.nav.items.clear();
     app.nav.leave_canvas = false;
     g.TestEngine = &app.nav;
@@ -191,6 +199,7 @@ void keyboard_nav_end_frame(LabApp& app) {
     const NavItem* it = find_item(nav, g.NavId);
     nav.ring_drawn = nav.keyboard && it && !g.NavDisableHighlight;
     if (nav.ring_drawn) draw_ring(app, *it);
+    nav.grid_focused = std::find(nav.grids.begin(), nav.grids.end(), g.NavId) != nav.grids.end() ? g.NavId : 0;
     nav.focused = it ? *it : NavItem{};
     nav.focused_rect_id = it ? rect_id_of(app, *it) : "";
     if (nav.keyboard) g.IO.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
@@ -198,6 +207,23 @@ void keyboard_nav_end_frame(LabApp& app) {
     nav.popup_was_open = g.OpenPopupStack.Size > 0;
     nav.item_was_active = nav.keyboard && g.ActiveId != 0;
     g.TestEngineHookItems = false;
+}
+
+bool keyboard_nav_grid_cell(LabApp& app, int rows, int cols, int* row, int* col) {
+    const ImGuiContext& g = *GImGui;
+    KeyboardNav& nav = app.nav;
+    const ImGuiID id = ImGui::GetItemID();
+    nav.grids.push_back(id);
+    if (!nav.keyboard || id == 0 || id != g.NavId || g.NavDisableHighlight || rows <= 0 || cols <= 0) return false;
+    if (nav.cell_grid != id) nav.cell_grid = id, nav.cell_row = nav.cell_col = 0;
+    if (nav.cell_move == ImGuiDir_Left) --nav.cell_col;
+    if (nav.cell_move == ImGuiDir_Right) ++nav.cell_col;
+    if (nav.cell_move == ImGuiDir_Up) --nav.cell_row;
+    if (nav.cell_move == ImGuiDir_Down) ++nav.cell_row;
+    nav.cell_move = -1;  // one grid takes it
+    nav.cell_row = std::clamp(nav.cell_row, 0, rows - 1), nav.cell_col = std::clamp(nav.cell_col, 0, cols - 1);
+    *row = nav.cell_row, *col = nav.cell_col;
+    return true;
 }
 
 void keyboard_nav_leave(LabApp& app) {
@@ -221,7 +247,7 @@ Json keyboard_nav_state(const LabApp& app) {
         out["focused"] = nullptr;
         return out;
     }
-    out["focused"] = {{"label", shown_label(it.label)}, {"window", window_id(window_of(it))}, {"rect_id", nav.focused_rect_id},
+    out["focused"] = {{"label", shown_label(it.label)}, {"window", window_id(window_of(it))}, {"rect_id", nav.focused_rect_id}, {"heatmap", nav.grid_focused != 0},
                       {"rect", {{"x", json_number(it.x)}, {"y", json_number(it.y)}, {"w", json_number(it.w)}, {"h", json_number(it.h)}}}};
     return out;
 }

@@ -6,7 +6,8 @@
 //   Tab / Shift+Tab   the focus ring to the next / previous widget (wrapping round; inside
 //                     an open menu or list, its entries only)
 //   Enter / Space     press it (ImGui's navigation: a button, a tick box, a list; a text
-//                     field starts editing, Enter or Esc ends it); arrows move the ring
+//                     field starts editing, Enter or Esc ends it); arrows move the ring,
+//                     or on a heatmap a cell, whose derivation shows as for the mouse
 //   Esc               back (key_bindings.cpp); with nothing to go back from, out of the
 //                     canvas to the page's buttons (the host moves the browser's focus)
 // The ring is the keyboard's: Tab (or the page's Tab into the canvas) turns keyboard mode
@@ -50,6 +51,13 @@ struct KeyboardNav {
     NavItem focused;
     std::string focused_rect_id;    // the app's name of that rectangle (LabApp::rects), if any
     bool ring_drawn = false;
+    // A heatmap under the ring: the arrows move a cell of it instead of the ring, and the
+    // cell is "hovered" (its derivation shows, as for the mouse).
+    std::vector<unsigned> grids;    // this frame's heatmap grids (keyboard_nav_grid_cell)
+    unsigned grid_focused = 0;      // the grid the ring was on at the end of the last frame
+    unsigned cell_grid = 0;         // the grid the keyboard's cell is in
+    int cell_row = 0, cell_col = 0;
+    int cell_move = -1;             // this frame's arrow on the grid (ImGuiDir), -1: none
 };
 
 // Start of lab_frame: the item hooks record into app.nav.items.
@@ -60,11 +68,14 @@ void keyboard_nav_begin_frame(LabApp& app);
 // visits (the help overlay), or null.
 void keyboard_nav_take_keys(LabApp& app, const char* scope_window);
 void keyboard_nav_end_frame(LabApp& app);
+// Right after a heatmap (MatrixHeatmap, its grid the last item): true while the ring is on it,
+// with the keyboard's cell of its rows x cols in *row, *col (moved by this frame's arrow).
+bool keyboard_nav_grid_cell(LabApp& app, int rows, int cols, int* row, int* col);
 // Esc's "back" found nothing to close: leave the canvas (keyboard mode ends).
 void keyboard_nav_leave(LabApp& app);
 // Esc closed an open menu (or ended a widget's use) in this frame, so it means nothing more.
 bool keyboard_nav_escape_taken(LabApp& app);
-// state().nav: {keyboard, visible, label, window, rect_id, rect, items}.
+// state().nav: {keyboard, visible, items, focused: null or {label, window, rect_id, heatmap, rect}}.
 Json keyboard_nav_state(const LabApp& app);
 
 }  // namespace lab

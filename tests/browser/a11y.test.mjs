@@ -183,16 +183,16 @@ test('a11y keys only: Tab / Shift+Tab walk the widgets with a ring, Enter and Sp
 
   // Walk to the Cross-attention preset, press it with Enter.
   const seen = [];
-  const walkTo = async (rectId) => {
-    for (let i = 0; i < 60; i++) {
+  const walkTo = async (rectId) => {  // null: the first heatmap
+    for (let i = 0; i < 150; i++) {
       s = await labState(t.page);
-      if (s.nav.focused && s.nav.focused.rect_id === rectId) return s;
+      if (s.nav.focused && (rectId ? s.nav.focused.rect_id === rectId : s.nav.focused.heatmap)) return s;
       seen.push(s.nav.focused && (s.nav.focused.rect_id || s.nav.focused.label));
       const before = JSON.stringify(s.nav.focused);
       await t.page.keyboard.press('Tab');
       await waitForState(t, (x) => JSON.stringify(x.nav.focused) !== before, { timeout: T, message: `Tab moves on from ${before}` });
     }
-    throw new Error(`Tab never reached ${rectId}; visited ${JSON.stringify(seen)}`);
+    throw new Error(`Tab never reached ${rectId || 'a heatmap'}; visited ${JSON.stringify(seen)}`);
   };
   await walkTo('preset:Cross-attention');
   assert(s.config.cross === false, 'cross-attention is off before the preset');
@@ -218,6 +218,22 @@ test('a11y keys only: Tab / Shift+Tab walk the widgets with a ring, Enter and Sp
   s = await pressUntilStage(t, 'j', stage + 1);
   s = await pressUntilStage(t, 'k', stage);
   s = await pressUntilStage(t, '7', 6);
+  // On a heatmap the arrows move a cell, whose derivation shows as for the mouse's hover.
+  await walkTo(null);
+  const grid = s.nav.focused.rect;
+  const hm = s.heatmaps.find((h) => Math.abs(h.y - grid.y) < h.cell_h * 3 && h.x > grid.x && h.x < grid.x + grid.w);
+  assert(hm, `the focused grid ${JSON.stringify(grid)} is no heatmap on screen`);
+  const cellIs = (r, c) => (x) => x.selection.hover && x.selection.hover.tensor === hm.tensor &&
+    x.selection.hover.index.slice(-2).join() === `${r},${c}`;
+  s = await waitForState(t, cellIs(0, 0), { timeout: T, message: `the ring on ${hm.tensor}: its cell (0, 0) hovered` });
+  await t.page.keyboard.press('ArrowRight');
+  s = await waitForState(t, cellIs(0, 1), { timeout: T, message: 'ArrowRight: cell (0, 1)' });
+  await t.page.keyboard.press('ArrowDown');
+  s = await waitForState(t, cellIs(1, 1), { timeout: T, message: 'ArrowDown: cell (1, 1)' });
+  assert(s.stage.index === 6 && s.nav.focused.heatmap, `the arrows stayed on the grid: stage ${s.stage.index}, ${JSON.stringify(s.nav.focused)}`);
+  await waitAx(t, (n) => texts(n).includes(s.selection.hover.text), 'the keyboard cell\'s derivation in the text');
+  await screenshotNotBlank(t, 'a11y-keyboard-cell.png');
+  note(t, `keyboard cell ${hm.tensor}[${s.selection.hover.index}]: ${s.selection.hover.text.slice(0, 80)}`);
 
   // Esc: nothing to close, so out of the canvas to the page's first button; the ring goes.
   await t.page.keyboard.press('Escape');
