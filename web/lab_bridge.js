@@ -308,6 +308,7 @@
     });
     var canvas = Module.canvas;
     if (canvas) {
+      canvas.setAttribute('aria-describedby', 'lab-keys');  // a screen reader says how Tab and Esc work there
       canvas.addEventListener('focus', function () {
         if (tabbedIn && Module.calledRun) Module.ccall('lab_keyboard_entered', null, ['number'], [tabbedIn]);
         tabbedIn = 0;

@@ -79,6 +79,11 @@ for (const lang of ['en', 'zh']) {
     // The live region: polite, and it names the stage.
     const live = ax.filter((n) => prop(n, 'live') === 'polite' && role(n) === 'status');
     assert(live.length === 1, `polite status regions: ${live.length}`);
+    // The canvas says how the keyboard works on it (its description is the buttons' key hint).
+    const hint = await t.page.evaluate(() => document.getElementById('lab-keys').textContent);
+    const canvasNode = ax.find((n) => n.description && n.description.value === hint);
+    assert(hint.length > 20 && canvasNode && nameOf(canvasNode) === await t.page.evaluate(() => document.getElementById('canvas').getAttribute('aria-label')),
+      `the canvas's accessible description: ${JSON.stringify(canvasNode && canvasNode.description)} (hint "${hint}")`);
     const status0 = await t.page.evaluate(() => document.getElementById('lab-status').textContent);
     assert(status0.includes(s0.stage.title), `status "${status0}" does not name the stage`);
 
