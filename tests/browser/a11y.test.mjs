@@ -93,6 +93,7 @@ for (const lang of ['en', 'zh']) {
     await waitActive(t, 'lab-prev', 'Esc moves the focus to the Previous button');
     await t.page.keyboard.press('Tab');
     await waitActive(t, 'lab-next', 'Tab to the Next button');
+    await screenshotNotBlank(t, `a11y-page-buttons-${lang}.png`);
     await t.page.keyboard.press('Enter');
     const s1 = await waitForState(t, (x) => x.stage.index === s0.stage.index + 1, { timeout: T, message: 'Enter on Next: the next stage' });
     const stage1 = s1.stages[s1.stage.index];
