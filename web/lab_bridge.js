@@ -6,6 +6,8 @@
 //   window.lab.wake(n)        draw n frames (default: a few), e.g. after changing the page
 //   window.lab.lastSave / lastCopy   the last export saved / text copied
 //   window.lab.loadCjkFont()  called by the app the first time it needs Chinese
+//   window.lab.goToStage(k) / stepStage(d) / setLanguage('en' | 'zh')   the page's buttons
+//   window.lab.mirror(json) / leaveCanvas()   called by the app: the canvas as text, Esc out
 (function () {
   var lab = window.lab || (window.lab = {});
   lab.ready = false;
@@ -219,6 +221,146 @@
     });
   })();
   // ---- end of touch ---------------------------------------------------------------
+  // ---- issue 28.3 / 28.4: the canvas as text, the page's buttons, the keyboard ---------------
+  // The app describes what its panels draw (src/app/page_mirror.cpp) and the host hands the
+  // description over when it changed (lab.mirror): this draws it into index.html's
+  // #lab-mirror (headings, lists; textContent only) and #lab-status (aria-live), and labels
+  // the buttons of #lab-nav, which ask the app for a stage or the language (lab_page_action,
+  // applied at its next frame). Keys pressed on those buttons are the page's: GLFW listens
+  // on the window and would take Tab, so they stop here. Tab from the last button enters the
+  // canvas with the keyboard's focus ring (lab_keyboard_entered); the app's Esc with nothing
+  // to close comes back to the first button (lab.leaveCanvas).
+  (function () {
+    var nav = document.getElementById('lab-nav');
+    var main = document.getElementById('lab-mirror');
+    var status = document.getElementById('lab-status');
+    if (!nav || !main || !status) return;
+    var PAGE_ACTION = { place: 0, step: 1, language: 2 };
+    function act(kind, value) {
+      if (!Module.calledRun) return;
+      Module.ccall('lab_page_action', null, ['number', 'number'], [kind, value | 0]);
+    }
+    lab.goToStage = function (k) { act(PAGE_ACTION.place, k); };
+    lab.stepStage = function (d) { act(PAGE_ACTION.step, d < 0 ? -1 : 1); };
+    lab.setLanguage = function (code) { act(PAGE_ACTION.language, /^zh/i.test(code) ? 1 : 0); };
+
+    var prev = document.getElementById('lab-prev'), next = document.getElementById('lab-next');
+    var lang = document.getElementById('lab-lang'), list = document.getElementById('lab-stage-list');
+    var stagesLabel = document.getElementById('lab-stages-label'), keys = document.getElementById('lab-keys');
+    var shown = null;  // the description drawn last
+    prev.addEventListener('click', function () { if (prev.getAttribute('aria-disabled') !== 'true') lab.stepStage(-1); });
+    next.addEventListener('click', function () { if (next.getAttribute('aria-disabled') !== 'true') lab.stepStage(1); });
+    lang.addEventListener('click', function () { if (shown) lab.setLanguage(shown.lang === 'en' ? 'zh' : 'en'); });
+
+    function node(tag, text) {
+      var e = document.createElement(tag);
+      if (text != null) e.textContent = text;
+      return e;
+    }
+    function list_of(items, text) {
+      var ul = node('ul');
+      items.forEach(function (it) { ul.appendChild(node('li', text ? text(it) : it)); });
+      return ul;
+    }
+    function check_text(c) { return c.detail ? c.text + ' — ' + c.detail : c.text; }
+    // The stage list: one button a place, rebuilt only when the walk changes length (a
+    // button that has the focus keeps it).
+    function drawStages(m) {
+      while (list.children.length > m.stages.length) list.lastChild.remove();
+      while (list.children.length < m.stages.length) {
+        var li = node('li'), b = node('button');
+        b.type = 'button';
+        b.dataset.place = String(list.children.length);
+        b.addEventListener('click', function (e) { lab.goToStage(+e.currentTarget.dataset.place); });
+        li.appendChild(b);
+        list.appendChild(li);
+      }
+      m.stages.forEach(function (title, i) {
+        var b = list.children[i].firstChild;
+        b.textContent = (i + 1) + '. ' + title;
+        if (i === m.place) b.setAttribute('aria-current', 'step'); else b.removeAttribute('aria-current');
+      });
+    }
+    function drawNav(m) {
+      var L = m.labels;
+      nav.setAttribute('aria-label', L.nav);
+      prev.textContent = L.prev;
+      next.textContent = L.next;
+      prev.setAttribute('aria-disabled', String(m.place <= 0));
+      next.setAttribute('aria-disabled', String(m.place >= m.stages.length - 1));
+      stagesLabel.textContent = L.stages;
+      lang.textContent = L.language;
+      lang.setAttribute('lang', L.language_lang);
+      keys.textContent = L.keys;
+      drawStages(m);
+    }
+    // The text of the screen, in the explain panel's order.
+    function drawMain(m) {
+      var L = m.labels, parts = [node('h1', L.region), node('p', L.place)];
+      main.setAttribute('aria-label', L.region);
+      if (m.view !== 'stepper') {
+        parts.push(node('h2', m.view_title));
+      } else {
+        parts.push(node('h2', m.title), node('h3', L.paper), node('p', m.formula));
+      }
+      if (m.view === 'stepper' && m.explain) {  // the explain panel (a lesson's card takes its place)
+        var pre = node('pre');
+        pre.appendChild(node('code', m.pytorch));
+        parts.push(node('h3', L.pytorch), pre, node('h3', L.shapes), list_of(m.shapes));
+        if (m.backward) {
+          parts.push(node('h3', L.backward), node('p', m.backward.formula), node('p', m.backward.why), node('p', m.backward.loss),
+                     node('h3', L.grad_checks), m.backward.checks.length ? list_of(m.backward.checks, check_text) : node('p', L.no_checks));
+        }
+        parts.push(node('h3', L.why), node('p', m.why), node('h3', L.checks),
+                   m.checks.length ? list_of(m.checks, check_text) : node('p', L.no_checks));
+        if (m.facts.length) parts.push(node('h3', L.facts), list_of(m.facts, check_text));
+      }
+      if (m.view === 'stepper' && m.hover) parts.push(node('h3', L.hovered), node('p', m.hover.cell), node('p', m.hover.text));
+      if (m.lesson) {
+        parts.push(node('h2', L.lesson + ': ' + m.lesson.title), node('p', m.lesson.step), node('p', m.lesson.intro),
+                   node('h3', L.question), node('p', m.lesson.question));
+        if (m.lesson.options.length) parts.push(list_of(m.lesson.options));
+        if (m.lesson.feedback) parts.push(node('p', m.lesson.feedback));
+      }
+      main.replaceChildren.apply(main, parts);
+    }
+    lab.mirror = function (json) {
+      var m;
+      try { m = JSON.parse(json); } catch (e) { console.warn('mirror: ' + e); return; }
+      shown = m;
+      document.documentElement.lang = m.lang;
+      [nav, main, status].forEach(function (e) { e.setAttribute('lang', m.lang); });
+      nav.hidden = false;
+      drawNav(m);
+      drawMain(m);  // the host sends it only when something changed
+      if (status.textContent !== m.status) status.textContent = m.status;
+    };
+
+    // Keys on the page's buttons stay the page's (the window's later listeners are GLFW's).
+    var tabbedIn = 0;
+    ['keydown', 'keypress', 'keyup'].forEach(function (type) {
+      window.addEventListener(type, function (e) {
+        if (!nav.contains(e.target)) return;
+        e.stopImmediatePropagation();
+        if (type === 'keydown' && e.key === 'Tab') {
+          tabbedIn = e.shiftKey ? -1 : 1;
+          setTimeout(function () { tabbedIn = 0; }, 0);  // the focus moves within this task
+        }
+      }, true);
+    });
+    var canvas = Module.canvas;
+    if (canvas) {
+      canvas.setAttribute('aria-describedby', 'lab-keys');  // a screen reader says how Tab and Esc work there
+      canvas.addEventListener('focus', function () {
+        if (tabbedIn && Module.calledRun) Module.ccall('lab_keyboard_entered', null, ['number'], [tabbedIn]);
+        tabbedIn = 0;
+      });
+    }
+    lab.leaveCanvas = function () {
+      var first = nav.querySelector('button');
+      if (first) first.focus();
+    };
+  })();
 
   // ---- config files dropped on the page ------------------------------------------
   // Their bytes (NUL and invalid UTF-8 included, so binary files are recognised) go

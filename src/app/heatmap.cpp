@@ -330,12 +330,15 @@ void hover(const Grid& g, HeatmapHit& hit) {
     const int c = static_cast<int>((m.x - g.p0.x) / g.cw), r = static_cast<int>((m.y - g.p0.y) / g.ch);
     if (m.x < g.p0.x || m.y < g.p0.y || c < 0 || c >= g.cols || r < 0 || r >= g.rows) return;
     hit.row = r, hit.col = c;
-    ImGui::GetWindowDrawList()->AddRect(ImVec2(g.p0.x + c * g.cw - 1, g.p0.y + r * g.ch - 1),
-                                        ImVec2(g.p0.x + (c + 1) * g.cw + 1, g.p0.y + (r + 1) * g.ch + 1),
-                                        IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
 }
 
 }  // namespace
+
+void HeatmapOutlineCell(const HeatmapHit& hit, int row, int col) {
+    ImGui::GetWindowDrawList()->AddRect(ImVec2(hit.x + col * hit.cell_w - 1, hit.y + row * hit.cell_h - 1),
+                                        ImVec2(hit.x + (col + 1) * hit.cell_w + 1, hit.y + (row + 1) * hit.cell_h + 1),
+                                        IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+}
 
 HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols, int row_stride,
                          const HeatmapOptions& opt, float width, float height) {
@@ -355,6 +358,7 @@ HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols
     draw_numbers(g, opt.range);
     draw_labels(g, opt, hit);
     if (hovered) hover(g, hit);
+    if (hit.row >= 0) HeatmapOutlineCell(hit, hit.row, hit.col);
     if (opt.highlight_row >= 0 && opt.highlight_row < rows)
         ImGui::GetWindowDrawList()->AddRect(ImVec2(g.p0.x - 1, g.p0.y + opt.highlight_row * g.ch - 1),
                                             ImVec2(g.p0.x + g.grid_w() + 1, g.p0.y + (opt.highlight_row + 1) * g.ch + 1),

@@ -56,6 +56,8 @@ struct HeatmapHit {
 // Draws into the current window, at most `width` x `height` pixels (0 = available).
 HeatmapHit MatrixHeatmap(const char* id, const float* values, int rows, int cols, int row_stride,
                          const HeatmapOptions& options, float width = 0.0f, float height = 0.0f);
+// Outlines cell (row, col) of a drawn heatmap, as the hovered cell is (the keyboard's cell too).
+void HeatmapOutlineCell(const HeatmapHit& hit, int row, int col);
 
 // A small gradient bar with its value range, on the current line: "-2.31 [bar] 2.31",
 // plus swatches for masked and NaN cells when the slice has any (masked_label: the

@@ -25,12 +25,19 @@ void step_head(LabApp& app, unsigned ch) {
 
 void next_item(LabApp& app, unsigned) { app.batch_item = (app.batch_item + 1) % app.trace.config.batch; }
 
-// Esc leaves an experiment or the Train view, or closes the help.
+// Esc goes back one thing at a time: an open menu or list (or a widget in use by keys), the
+// help, an experiment, the Train view; with nothing left, out of the canvas to the page's
+// buttons (keyboard_nav.h).
 void escape(LabApp& app, unsigned) {
-    if (!app.show_help && app.experiment < 0) app.training.view_open = false;
-    if (!app.show_help) app.experiment = -1;
-    app.show_help = false;
+    if (keyboard_nav_escape_taken(app)) return;
+    if (app.show_help) app.show_help = false;
+    else if (app.experiment >= 0) app.experiment = -1;
+    else if (app.training.view_open) app.training.view_open = false;
+    else keyboard_nav_leave(app);
 }
+
+// Tab, Shift+Tab and Enter are keyboard_nav's (they work while typing too): listed only.
+void walked_by_keyboard_nav(LabApp&, unsigned) {}
 
 constexpr UiStr kWords = UiStr::Count_, kHidden = UiStr::Count_;
 
@@ -47,7 +54,8 @@ const std::vector<KeyBinding> kBindings = {
     {"g", kWords, UiStr::stp_help_backward, {}, "g", toggle_backward},
     {"L", kWords, UiStr::ui_help_language, {}, "lL", toggle_language},
     {"?", kWords, UiStr::ui_help_help, {}, "?", toggle_help},
-    {"", kWords, kHidden, {LabKey::Escape}, "", escape},
+    {"Tab / Shift+Tab", kWords, UiStr::ui_help_tab, {}, "", walked_by_keyboard_nav},
+    {"Esc", kWords, UiStr::ui_help_escape, {LabKey::Escape}, "", escape},
 };
 
 }  // namespace

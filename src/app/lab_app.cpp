@@ -111,7 +111,8 @@ double lab_frame_wanted_in(const LabApp& app) {
                                                        app.panels[app.experiment]->stale);
     const bool font_to_request = app.fonts.cjk == FontLoad::None && lab_wants_cjk_font(app);
     const bool training = training_busy(app) || (app.experiment >= 0 && app.panels[app.experiment]->busy());
-    if (app.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.open_experiment_menu || training)
+    const bool page_asked = !app.page_actions.empty() || app.nav.entered;  // the page's buttons, its Tab into the canvas
+    if (app.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.open_experiment_menu || training || page_asked)
         return 0.0;
     return -1.0;
 }
@@ -237,12 +238,15 @@ namespace {
 // text field), its characters are text, not shortcuts. What a key does: key_bindings.h.
 void handle_keys(LabApp& app) {
     ImGuiIO& io = ImGui::GetIO();
+    keyboard_nav_take_keys(app, app.show_help ? "###Keyboard shortcuts" : nullptr);  // Tab and Enter, typing or not
     std::vector<LabKey> keys;
     keys.swap(app.pending_keys);
     if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field: the keys belong to it
-    for (LabKey key : keys)
+    for (LabKey key : keys) {
+        if (app.nav.keyboard && key != LabKey::Escape) continue;  // the ring shows: arrows, Home and End are ImGui's navigation
         for (const KeyBinding& b : key_bindings())
             if (std::find(b.keys.begin(), b.keys.end(), key) != b.keys.end()) b.act(app, 0);
+    }
     for (ImWchar ch : io.InputQueueCharacters) {
         if (ch <= 32 || ch >= 128) continue;
         const ImVec2 m = io.MousePos;
@@ -282,6 +286,8 @@ void note_number_field(LabApp& app) {
 
 void lab_frame(LabApp& app) {
     ++app.frame;
+    keyboard_nav_begin_frame(app);
+    page_mirror_apply_actions(app);
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) app.number_field_clicked = false;  // a field clicked says so below
     tooltip_begin_frame(app);
     app.rects.clear();
@@ -328,6 +334,7 @@ void lab_frame(LabApp& app) {
     }
     if (app.show_help) draw_help_overlay(app);
     handle_keys(app);
+    keyboard_nav_end_frame(app);
     text_fit_begin_frame(nullptr);
 }
 

@@ -21,6 +21,8 @@
 #include "text_fit.h"
 #include "stepper_model.h"
 #include "interop/archive.h"
+#include "keyboard_nav.h"
+#include "page_mirror.h"
 #include "training_session.h"
 #include "ui_text.h"
 
@@ -60,8 +62,9 @@ inline HeatmapPlacement placement_of(std::string tensor, std::vector<int> prefix
 
 // Navigation keys, queued by the platform layer as they happen: Dear ImGui 1.86
 // keeps only "is down" state, so a press and release between two slow frames
-// would otherwise be lost. What each key does: key_bindings.h.
-enum class LabKey { Left, Right, Home, End, Escape };
+// would otherwise be lost. What each key does: key_bindings.h; Tab (BackTab: Shift+Tab) and
+// Enter: keyboard_nav.h.
+enum class LabKey { Left, Right, Home, End, Escape, Tab, BackTab, Enter };
 
 // What the app asks of its host (sokol-style function table; null = unsupported).
 // Web: a browser download and the clipboard; native: a file in the working
@@ -143,6 +146,9 @@ struct LabApp {
     TrainingSession training;          // the model trained or opened in the Train view
     LessonState lesson;                // the guided lesson shown, if any, and the progress
     StepperModel stepper;              // the stepper's weights (random or the model), block stages, backward view
+    // Issue 28.3 / 28.4: the keyboard's walk over the widgets, and what the page's own buttons asked for.
+    KeyboardNav nav;
+    std::vector<PageAction> page_actions;  // applied at the start of the next frame (page_mirror.h)
 };
 
 // Texts in the language the interface shows (app.text_lang).

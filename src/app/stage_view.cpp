@@ -126,8 +126,9 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     opt.gpu = &app.gpu;
     opt.gpu_key = key.c_str();
     opt.gpu_version = app.generation;
-    const HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt);
+    HeatmapHit hit = MatrixHeatmap(t.name.c_str(), s.data, s.rows, s.cols, s.cols, opt);
     app.heatmaps.push_back(placement_of(t.name, s.prefix, s.rows, s.cols, hit));
+    if (keyboard_nav_grid_cell(app, s.rows, s.cols, &hit.row, &hit.col)) HeatmapOutlineCell(hit, hit.row, hit.col);  // the keyboard's cell
     if (hit.row >= 0) hover_cell(app, id, grad, s, hit, opt.range, rows, cols);
 }
 

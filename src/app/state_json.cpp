@@ -93,6 +93,7 @@ std::string lab_state_json(const LabApp& app) {
     s["url_hash"] = lab_url_hash(app);
     write_layout(app, s);
     s["help"] = app.show_help;
+    s["nav"] = keyboard_nav_state(app);  // the keyboard's focus ring (keyboard_nav.h)
     s["recompute_ms"] = json_number(app.recompute_ms);
     s["gpu"] = {{"enabled", app.gpu.draw != nullptr}, {"uploads", app.gpu_uploads}, {"textures", app.gpu_textures}};
     s["ui_scale"] = json_number(app.ui_scale);

@@ -55,6 +55,7 @@ int build_ui_style(float scale, CjkFontBytes cjk) {
     c[ImGuiCol_TitleBg] = c[ImGuiCol_TitleBgActive] = ImVec4(0.12f, 0.13f, 0.16f, 1.0f);
     c[ImGuiCol_Text] = ImVec4(0.88f, 0.90f, 0.93f, 1.0f);
     c[ImGuiCol_TextDisabled] = ImVec4(0.55f, 0.58f, 0.64f, 1.0f);
+    c[ImGuiCol_NavHighlight] = ImVec4(0, 0, 0, 0);  // the keyboard's ring is keyboard_nav.cpp's, drawn round every widget alike
     style.ScaleAllSizes(scale);
     ImGui::GetStyle() = style;
 

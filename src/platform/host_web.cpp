@@ -1,8 +1,9 @@
 // host_web.cpp — Attention Lab platform: the page's host (Emscripten). Everything
 // that touches the browser is here and in web/lab_bridge.js, its JavaScript half
 // (linked with --post-js): the canvas and devicePixelRatio, frames on demand, the
-// wheel, touch (touch_input.h), IME text and paste, the URL hash, downloads and the clipboard, the Chinese
-// font's fetch, and the functions behind window.lab.
+// wheel, touch (touch_input.h), IME text and paste, the URL hash, downloads and the
+// clipboard, the Chinese font's fetch, the canvas as text and the keyboard in and out
+// of it (issue 28), and the functions behind window.lab.
 //
 // Frames on demand: nothing runs while nothing changes. An event (GLFW's callbacks,
 // the wheel, the bridge's listeners for text, paste, hash, resize and font) wakes
@@ -116,6 +117,20 @@ void sync_url_hash(lab::LabApp& app) {
     const std::string want = lab::lab_url_hash(app);
     if (want != now) js_hash_replace(want.c_str());
     s.hash_written = want;
+}
+
+// ---- issue 28.3 / 28.4: the canvas as text, and the keyboard in and out of the canvas -----
+// The app's text version of the screen (app/page_mirror.h) goes to the page's DOM when it
+// changed; Esc with nothing to close (app/keyboard_nav.h) moves the browser's focus to the
+// page's buttons. web/lab_bridge.js draws the one and calls back for the buttons below.
+EM_JS(void, js_page_mirror, (const char* json), { window.lab.mirror(UTF8ToString(json)); });
+EM_JS(void, js_leave_canvas, (), { window.lab.leaveCanvas(); });
+
+void sync_page_mirror(lab::LabApp& app) {
+    static std::string sent;  // the description the page has
+    std::string now = lab::page_mirror_json(app);
+    if (now != sent) js_page_mirror(now.c_str()), sent.swap(now);
+    if (app.nav.leave_canvas) js_leave_canvas();
 }
 
 // ---- the app's host functions (LabHost) and ImGui's clipboard ---------------------
@@ -263,6 +278,7 @@ void end_frame(lab::LabApp& app) {
     lab_touch::after_frame();
     js_text_input_state(ImGui::GetIO().WantTextInput ? 1 : 0, s.ime_x, s.ime_y);
     sync_url_hash(app);
+    sync_page_mirror(app);
 }
 
 void present(lab::LabApp& app, int, int) {
@@ -389,6 +405,23 @@ EMSCRIPTEN_KEEPALIVE void lab_checkpoint_file(const char* path) {
 EMSCRIPTEN_KEEPALIVE void lab_checkpoint_done(const char* task, const char* error) {
     lab::lab_checkpoint_arrived(*lab_host::s.app, task ? task : "", lab_host::s.checkpoint_files, error ? error : "");
     lab_host::s.checkpoint_files.clear();
+    lab_pacing::wake();
+}
+
+// ---- issue 28.3 / 28.4: the page's buttons (web/lab_bridge.js) --------------------------
+// kind: app/page_mirror.h's PageAction::Kind (a place of the walk, a step, the language).
+EMSCRIPTEN_KEEPALIVE void lab_page_action(int kind, int value) {
+    if (!lab_host::s.app) return;
+    if (kind < lab::PageAction::GoToPlace || kind > lab::PageAction::Language) return;
+    lab_host::s.app->page_actions.push_back({static_cast<lab::PageAction::Kind>(kind), value});
+    lab_pacing::wake();
+}
+// The page's Tab (dir +1) or Shift+Tab (-1) moved the browser's focus into the canvas: the
+// keyboard's focus ring shows (app/keyboard_nav.h).
+EMSCRIPTEN_KEEPALIVE void lab_keyboard_entered(int dir) {
+    if (!lab_host::s.app) return;
+    lab_host::s.app->nav.entered = true;
+    lab_host::s.app->nav.entered_dir = dir < 0 ? -1 : 1;
     lab_pacing::wake();
 }
 

@@ -60,7 +60,8 @@ bool shortcut_down(const ImGuiIO& io) { return io.ConfigMacOSXBehaviors ? io.Key
 // modifier is down. Other keys only type characters, which are queued in order.
 bool watched(const ImGuiIO& io, int key) {
     if (is_modifier(key)) return true;
-    if (key == GLFW_KEY_SPACE) return false;
+    // Space types a character, and in keyboard mode (keyboard_nav.h) it also presses the focused widget.
+    if (key == GLFW_KEY_SPACE) return (io.ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) != 0;
     for (int i = 0; i < ImGuiKey_COUNT; ++i)
         if (io.KeyMap[i] == key) return key < GLFW_KEY_A || key > GLFW_KEY_Z || shortcut_down(io);
     return false;
@@ -111,8 +112,10 @@ void push(Event::Kind kind, const std::string& text) {
 
 // The app's navigation keys, queued by the app itself: it reads them even when a
 // press and release fell into one frame.
-void queue_app_key(lab::LabApp& app, int key) {
+void queue_app_key(lab::LabApp& app, int key, int mods) {
     switch (key) {
+        case GLFW_KEY_TAB: app.pending_keys.push_back(mods & GLFW_MOD_SHIFT ? lab::LabKey::BackTab : lab::LabKey::Tab); break;
+        case GLFW_KEY_ENTER: case GLFW_KEY_KP_ENTER: app.pending_keys.push_back(lab::LabKey::Enter); break;
         case GLFW_KEY_LEFT: app.pending_keys.push_back(lab::LabKey::Left); break;
         case GLFW_KEY_RIGHT: app.pending_keys.push_back(lab::LabKey::Right); break;
         case GLFW_KEY_HOME: app.pending_keys.push_back(lab::LabKey::Home); break;
@@ -190,7 +193,7 @@ void apply(const Event& e, Frame& f, ImGuiIO& io, lab::LabApp& app) {
             if (e.action != GLFW_REPEAT) {
                 f.keys.push_back(e.key);
                 f.last_press = e.action == GLFW_PRESS ? e.key : -1;
-                if (e.action == GLFW_PRESS) queue_app_key(app, e.key);
+                if (e.action == GLFW_PRESS) queue_app_key(app, e.key, e.mods);
             }
             ImGui_ImplGlfw_KeyCallback(s.window, e.key, e.scancode, e.action, e.mods);
             break;
