@@ -260,6 +260,12 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
         const bool heads = as_small_multiples(app, s);
         wide |= t.shape.back() > 64 || (heads && head_map_min_width(app, t) * std::min(c.heads, 2) > (avail.x - gap * (n - 1)) / n);
     }
+    // One column (a phone): side by side or stacked, whichever gives each map the larger square.
+    if (app.narrow.on && n > 1) {
+        const float beside = std::min((avail.x - gap * (n - 1)) / n, avail.y);
+        const float stacked = std::min(avail.x, (avail.y - ImGui::GetStyle().ItemSpacing.y * (n - 1)) / n);
+        wide |= stacked > beside;
+    }
     const float cell_w = wide ? avail.x : (avail.x - gap * (n - 1)) / n;
     // Stacked, the children and the spacing between them fill the height exactly: a pixel more
     // would bring a scrollbar, narrow the view and change the layout the next frame.
