@@ -2,6 +2,7 @@
 //
 //   import { test } from './lib/harness.mjs';
 //   test('name', async (t) => { await t.goto(); ... }, { deviceScaleFactor: 2 });
+//   (options: viewport, deviceScaleFactor, isMobile, hasTouch, locale: the browser context's)
 //
 // Every test runs in a fresh browser context + page. A test FAILS if, while it
 // runs, the page logs a console error, throws an uncaught error ('pageerror'),
@@ -79,6 +80,8 @@ async function makeContext(browser, cfg, entry) {
     viewport: opts.viewport || { width: 1280, height: 800 },
     deviceScaleFactor: opts.deviceScaleFactor || 1,
     locale: opts.locale || 'en-US',  // navigator.language: the page picks 中文 for zh*
+    isMobile: !!opts.isMobile,  // device emulation: a phone's meta viewport and touch, as Playwright's devices
+    hasTouch: !!opts.hasTouch,  // (page.touchscreen.tap needs it)
   });
   const page = await context.newPage();
   page.setDefaultTimeout(opts.actionTimeout || 15000);
