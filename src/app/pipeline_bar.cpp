@@ -46,6 +46,17 @@ std::string chip_label(const LabApp& app, const std::vector<StepperPlace>& place
     return std::string(label);
 }
 
+// A check of the stage (or of its gradients) fails: its chip says '!'.
+bool chip_failing(const StepperStageText& text) {
+    bool failing = false;
+    for (const InvariantCheck& ch : *text.checks) failing |= ch.is_check() && !ch.passed();
+    for (size_t k = 0; text.grad_checks && k < text.grad_checks->size(); ++k) {
+        const InvariantCheck& ch = (*text.grad_checks)[k];
+        failing |= ch.is_check() && !ch.passed();
+    }
+    return failing;
+}
+
 // The stages and their texts, which every chip needs.
 struct ChipRow {
     std::vector<StepperPlace> places;
@@ -54,9 +65,13 @@ struct ChipRow {
     explicit ChipRow(const LabApp& app) : places(stepper_places(app)), current(stepper_place_index(app)) {
         for (const StepperPlace& p : places) texts.push_back(stepper_stage_text(app, p));
     }
-    float labels_width(const LabApp& app, bool number_only) const {
+    // The labels' widths: room for a '!' on each (the desktop bar), or as they are now.
+    float labels_width(const LabApp& app, bool number_only, bool as_now = false) const {
         float w = 0;
-        for (size_t i = 0; i < places.size(); ++i) w += ImGui::CalcTextSize(chip_label(app, places, texts, i, " !", number_only).c_str()).x;
+        for (size_t i = 0; i < places.size(); ++i) {
+            const char* mark = !as_now || chip_failing(texts[i]) ? " !" : "";
+            w += ImGui::CalcTextSize(chip_label(app, places, texts, i, mark, number_only).c_str()).x;
+        }
         return w;
     }
 };
@@ -67,12 +82,7 @@ void draw_chip(LabApp& app, const ChipRow& row, size_t i, bool number_only, floa
     const ImGuiStyle& style = ImGui::GetStyle();
     const StepperStageText& text = row.texts[i];
     const bool current = static_cast<int>(i) == row.current && app.experiment < 0 && !app.training.view_open;
-    bool failing = false;
-    for (const InvariantCheck& ch : *text.checks) failing |= ch.is_check() && !ch.passed();
-    for (size_t k = 0; text.grad_checks && k < text.grad_checks->size(); ++k) {
-        const InvariantCheck& ch = (*text.grad_checks)[k];
-        failing |= ch.is_check() && !ch.passed();
-    }
+    const bool failing = chip_failing(text);
     ImGui::PushStyleColor(ImGuiCol_Button, current ? ImVec4(0.26f, 0.48f, 0.86f, 1) : ImVec4(0.20f, 0.22f, 0.27f, 1));
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.32f, 0.52f, 0.86f, 1));
     // A stage raw SDPA skips is greyed (still a stop of the walk: it says why it is skipped).
@@ -186,7 +196,7 @@ float chip_strip_height(const LabApp& app, float width) {
     const ChipRow row(app);
     const ImGuiStyle& style = ImGui::GetStyle();
     const float n = static_cast<float>(row.places.size());
-    const float numbers = row.labels_width(app, true) + style.FramePadding.x * 2 * n + style.ItemSpacing.x * (n - 1);
+    const float numbers = row.labels_width(app, true, true) + style.FramePadding.x * 2 * n + style.ItemSpacing.x * (n - 1);
     return ImGui::GetFrameHeight() + (numbers > width ? style.ScrollbarSize : 0.0f);
 }
 
@@ -195,7 +205,7 @@ void draw_chip_strip(LabApp& app, float width) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float n = static_cast<float>(row.places.size());
     const float gaps = style.ItemSpacing.x * (n - 1) + style.FramePadding.x * 2 * n;
-    const bool number_only = row.labels_width(app, false) + gaps > width;
+    const bool number_only = row.labels_width(app, false, true) + gaps > width;
     ImGui::BeginChild("chips", ImVec2(width, chip_strip_height(app, width)), false, ImGuiWindowFlags_HorizontalScrollbar);
     lab_note_window(app, "chips");
     for (size_t i = 0; i < row.places.size(); ++i) {
