@@ -134,10 +134,26 @@ for (const size of SIZES) {
           assert(!overlap(ra, rb), `head maps ${a.tensor}${JSON.stringify(a.prefix)} and ${b.tensor}${JSON.stringify(b.prefix)} overlap`);
         }
       if (lang === 'en' || size.narrow) await screenshotNotBlank(t, `${file}-all-heads.png`);
+      // The shortcuts' overlay: inside the screen, nothing cut.
+      await t.page.keyboard.press('?');
+      s = await waitForState(t, (x) => x.help && x.render.settled, { timeout: T, message: "the help overlay after '?'" });
+      s = await assertNothingClipped(t, `${tag}, help`);
+      if (size.name === 'phone') await screenshotNotBlank(t, `${file}-help.png`);
       note(t, `maps span ${span.toFixed(0)} px of ${size.width * size.dpr}; bar ${JSON.stringify(s.layout.chips || {})}; chips scroll max ${s.narrow.chips_scroll_max}`);
     }, device(size));
 
-    test(`narrow: an experiment, a lesson and the Train view fit a ${tag}`, async (t) => {
+    test(`narrow: the messages, an experiment, a lesson and the Train view fit a ${tag}`, async (t) => {
+      // A knob the link sets wrong (8 is not a multiple of 3 heads): the messages say so under every tab.
+      let m = await openIn(t, lang, 'heads=3');
+      assert(m.errors.length > 0, `heads=3 with d_model 8 gave no error: ${JSON.stringify(m.config)}`);
+      m = await assertNothingClipped(t, `${tag}, messages`);
+      const box = layoutRect(m, 'messages');
+      assert(box.y >= 0 && box.y + box.h <= size.height * m.ui_scale + 0.5 && box.x + box.w <= size.width * m.ui_scale + 0.5, `messages ${JSON.stringify(box)} off screen`);
+      if (size.narrow) {
+        m = await tapTab(t, 'explain');
+        assert(m.layout.messages, 'no messages under the explain tab');
+        await assertNothingClipped(t, `${tag}, messages, explain tab`);
+      }
       for (const [what, hash] of [['experiment', 'exp=scaling'], ['lesson', 'lesson=1'], ['train', 'train=reverse']]) {
         let s = await openIn(t, lang, hash);
         if (what === 'experiment') assert(s.experiment && s.experiment.key === 'scaling', `experiment ${JSON.stringify(s.experiment)}`);
