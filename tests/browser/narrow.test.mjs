@@ -143,9 +143,9 @@ for (const size of SIZES) {
     }, device(size));
 
     test(`narrow: the messages, an experiment, a lesson and the Train view fit a ${tag}`, async (t) => {
-      // A knob the link sets wrong (8 is not a multiple of 3 heads): the messages say so under every tab.
+      // A link with a wrong knob (8 is not a multiple of 3 heads): the messages say so under every tab.
       let m = await openIn(t, lang, 'heads=3');
-      assert(m.errors.length > 0, `heads=3 with d_model 8 gave no error: ${JSON.stringify(m.config)}`);
+      assert(m.errors.length + m.notes.length > 0, `heads=3 with d_model 8: no error, no note (${JSON.stringify(m.config)})`);
       m = await assertNothingClipped(t, `${tag}, messages`);
       const box = layoutRect(m, 'messages');
       assert(box.y >= 0 && box.y + box.h <= size.height * m.ui_scale + 0.5 && box.x + box.w <= size.width * m.ui_scale + 0.5, `messages ${JSON.stringify(box)} off screen`);
@@ -155,6 +155,9 @@ for (const size of SIZES) {
         await assertNothingClipped(t, `${tag}, messages, explain tab`);
       }
       for (const [what, hash] of [['experiment', 'exp=scaling'], ['lesson', 'lesson=1'], ['train', 'train=reverse']]) {
+        // Each view opened as a link is: a fresh load (a hash change keeps the last touch's
+        // place, and the first tap after it can be lost: see the report of issue #28).
+        await t.page.goto('about:blank');
         let s = await openIn(t, lang, hash);
         if (what === 'experiment') assert(s.experiment && s.experiment.key === 'scaling', `experiment ${JSON.stringify(s.experiment)}`);
         if (what === 'lesson') assert(s.lesson && s.lesson.id === 1, `lesson ${JSON.stringify(s.lesson).slice(0, 200)}`);
