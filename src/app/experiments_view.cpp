@@ -213,8 +213,8 @@ private:
         return c;
     }
 
-    // Four plots: in a row on a wide screen, else two by two; tall enough to read, the
-    // panel scrolls below that.
+    // Four plots: in a row on a wide screen, else two by two, on a phone standing one under
+    // another; tall enough to read, the panel scrolls below that.
     void draw_plots(LabApp& app) {
         plots_.clear();
         if (points_.empty()) return;
@@ -222,7 +222,8 @@ private:
         const std::vector<Plot> list = plots(app, c);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         const float gap = ImGui::GetFontSize();
-        const int cols = avail.x >= 4 * 21 * ImGui::GetFontSize() ? 4 : 2;
+        const float font = ImGui::GetFontSize();
+        const int cols = avail.x >= 4 * 21 * font ? 4 : avail.x >= 2 * 21 * font || !app.narrow.on ? 2 : 1;
         const float w = (avail.x - gap * (cols - 1)) / cols;
         float h = (avail.y - ImGui::GetTextLineHeightWithSpacing() * 5) / (4 / cols) - ImGui::GetStyle().ItemSpacing.y;
         for (const Plot& p : list)

@@ -40,9 +40,11 @@ void ColorLegend(const ColorRange& range, bool has_masked, bool has_nan, const c
     char lo[24], hi[24];
     std::snprintf(lo, sizeof lo, range.map == ColorMap::Sequential ? "%.0f" : "%.3g", range.lo);
     std::snprintf(hi, sizeof hi, range.map == ColorMap::Sequential ? "%.0f" : "%.3g", range.hi);
-    // The bar takes what the numbers leave, between 24 and 70 px (at 13 px text).
+    // The bar takes what the numbers leave, between 24 and 70 px (at 13 px text); in a
+    // narrower map (three side by side on a tablet standing) down to 6 px, so no number is cut.
     const float numbers = ImGui::CalcTextSize(lo).x + ImGui::CalcTextSize(hi).x + gap * 2;
-    const float w = std::max(24.0f * scale, std::min(70.0f * scale, ImGui::GetContentRegionAvail().x - numbers));
+    const float room = ImGui::GetContentRegionAvail().x - numbers;
+    const float w = room >= 24.0f * scale ? std::min(70.0f * scale, room) : std::max(6.0f * scale, room);
     text_disabled(lo);
     ImGui::SameLine(0, gap);
     const ImVec2 p = ImGui::GetCursorScreenPos();

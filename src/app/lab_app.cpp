@@ -284,25 +284,12 @@ void note_number_field(LabApp& app) {
     if (p.x == pos.x && p.y == pos.y && p.w == size.x && p.h == size.y) app.number_field_seen = app.frame;
 }
 
-void lab_frame(LabApp& app) {
-    ++app.frame;
-    keyboard_nav_begin_frame(app);
-    page_mirror_apply_actions(app);
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) app.number_field_clicked = false;  // a field clicked says so below
-    tooltip_begin_frame(app);
-    app.rects.clear();
-    app.heatmaps.clear();
-    show_language(app);
-    if (app.dirty) lab_recompute(app);
-    stepper_refresh(app);
-    training_advance(app);
-    find_missing_glyphs(app);
+namespace {
 
-    text_fit_begin_frame(&app.clipped);
-
-    // Layout: pipeline bar on top; setup left (the messages under it, when there are
-    // any), explain right, stage view and the dimension table in the middle. Narrow
-    // windows (>= 800 px) shrink the sides.
+// Layout: pipeline bar on top; setup left (the messages under it, when there are
+// any), explain right, stage view and the dimension table in the middle. Narrow
+// windows (>= 800 px) shrink the sides; a phone gets the narrow layout (narrow_layout.cpp).
+void draw_desktop_layout(LabApp& app) {
     const ImVec2 ds = ImGui::GetIO().DisplaySize;
     const float s = app.ui_scale;
     const float bar_h = ImGui::GetFrameHeight() * 2.4f;
@@ -332,6 +319,29 @@ void lab_frame(LabApp& app) {
         if (app.lesson.lesson >= 0) draw_lesson_panel(app, right);  // the card takes the explain panel's place
         else draw_explain_panel(app, right);
     }
+}
+
+}  // namespace
+
+void lab_frame(LabApp& app) {
+    ++app.frame;
+    keyboard_nav_begin_frame(app);
+    page_mirror_apply_actions(app);
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) app.number_field_clicked = false;  // a field clicked says so below
+    tooltip_begin_frame(app);
+    app.rects.clear();
+    app.heatmaps.clear();
+    show_language(app);
+    if (app.dirty) lab_recompute(app);
+    stepper_refresh(app);
+    training_advance(app);
+    find_missing_glyphs(app);
+
+    text_fit_begin_frame(&app.clipped);
+
+    app.narrow.on = narrow_screen(app);
+    if (app.narrow.on) draw_narrow_layout(app);
+    else draw_desktop_layout(app);
     if (app.show_help) draw_help_overlay(app);
     handle_keys(app);
     keyboard_nav_end_frame(app);

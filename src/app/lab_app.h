@@ -92,6 +92,16 @@ struct LabFonts {
     double cjk_load_ms = 0.0;  // request to atlas rebuilt
 };
 
+// The screen's arrangement: the desktop's columns, or on a narrow or short screen (a phone
+// either way up) one column whose panels are tabs (narrow_layout.cpp).
+enum class NarrowTab { Stage, Setup, Explain, Lesson };
+struct NarrowLayout {
+    bool on = false;                   // this frame is laid out as one column
+    NarrowTab tab = NarrowTab::Stage;  // the tab chosen (one that is not offered shows the stage)
+    float chips_scroll = 0, chips_scroll_max = 0;  // the chip strip's sideways scroll, for state()
+    int chips_shown_place = -1;        // the place last scrolled into the strip's view
+};
+
 struct LabApp {
     AttentionConfig config;            // what the knobs show (may be invalid)
     std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
@@ -149,6 +159,7 @@ struct LabApp {
     // Issue 28.3 / 28.4: the keyboard's walk over the widgets, and what the page's own buttons asked for.
     KeyboardNav nav;
     std::vector<PageAction> page_actions;  // applied at the start of the next frame (page_mirror.h)
+    NarrowLayout narrow;               // one column of tabs on a phone (lab_frame decides each frame)
 };
 
 // Texts in the language the interface shows (app.text_lang).

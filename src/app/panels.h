@@ -22,6 +22,22 @@ bool begin_panel(const char* name, const PanelRect& r, int extra_flags = 0);
 void note_number_field(LabApp& app);
 
 void draw_pipeline_bar(LabApp& app, const PanelRect& r);   // one chip per stage
+// The bar's parts, which the narrow layout arranges its own way (pipeline_bar.cpp): the
+// Experiments, Lessons and Train buttons; the language switch, right-aligned on the current
+// line; the chips as one strip `width` wide (numbers when the names do not fit, sideways
+// scrolling when the numbers do not).
+float bar_menus_width(const LabApp& app);
+void draw_bar_menus(LabApp& app);
+float language_switch_width(const LabApp& app);
+void draw_language_switch(LabApp& app);
+float chip_strip_height(const LabApp& app, float width);
+void draw_chip_strip(LabApp& app, float width);
+// The narrow layout (narrow_layout.cpp): a phone either way up, under kNarrowCssWidth CSS px
+// wide or kShortCssHeight tall, gets one column whose panels are tabs.
+constexpr float kNarrowCssWidth = 600.0f, kShortCssHeight = 500.0f;
+bool narrow_screen(const LabApp& app);
+void draw_narrow_layout(LabApp& app);
+Json narrow_state(const LabApp& app);  // state().narrow
 void draw_setup_panel(LabApp& app, const PanelRect& r);    // knobs, presets, tokens, errors
 void draw_stage_view(LabApp& app, const PanelRect& r);     // the current stage's heatmaps
 void draw_explain_panel(LabApp& app, const PanelRect& r);  // formula, PyTorch, shapes, why, invariants

@@ -76,9 +76,24 @@ bool int_knob(LabApp& app, const char* id, const char* label, int* v, const char
 }
 
 // A checkbox whose label is checked for fit.
+// A checkbox whose label is wider than the panel (a narrow column) wraps the label beside the
+// box; a click on the label toggles it too, as on a one-line checkbox.
 bool checkbox(const std::string& label, bool* v) {
-    const bool changed = ImGui::Checkbox(label.c_str(), v);
-    check_item(label.c_str());
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float need = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(label.c_str(), nullptr, true).x;
+    if (need <= ImGui::GetContentRegionAvail().x) {
+        const bool changed = ImGui::Checkbox(label.c_str(), v);
+        check_item(label.c_str());
+        return changed;
+    }
+    const size_t id = label.find("###");
+    const std::string shown = label.substr(0, id), box = id == std::string::npos ? "##" + label : label.substr(id);
+    ImGui::BeginGroup();
+    bool changed = ImGui::Checkbox(box.c_str(), v);
+    ImGui::SameLine(0, style.ItemInnerSpacing.x);
+    text_wrapped("%s", shown.c_str());
+    if (ImGui::IsItemClicked()) *v = !*v, changed = true;
+    ImGui::EndGroup();
     return changed;
 }
 

@@ -143,6 +143,14 @@ float head_map_min_width(const LabApp& app, const Tensor& t) {
     return std::min(labels, 90.0f * scale) + 6.0f * scale + static_cast<float>(s.cols) + ImGui::GetStyle().ItemSpacing.x;
 }
 
+// How many heads' maps share a row `width` wide: all in a row when asked, else a square-ish
+// grid; fewer when a row would leave a head less than a pixel per column.
+int heads_per_row(const LabApp& app, const Tensor& t, float width, bool in_a_row) {
+    const int heads = app.trace.config.heads;
+    const int wanted = in_a_row ? heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
+    return std::max(1, std::min(wanted, static_cast<int>(width / head_map_min_width(app, t))));
+}
+
 // Every head as small multiples: in a row when few (or the stage shows every head), else a
 // grid; fewer per row when a row would leave a head less than a pixel per column.
 void show_every_head(LabApp& app, TensorId id, bool in_a_row, bool grad) {
@@ -150,8 +158,7 @@ void show_every_head(LabApp& app, TensorId id, bool in_a_row, bool grad) {
     const int heads = app.trace.config.heads;
     text_wrapped("%s", (t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
     const ImVec2 a = ImGui::GetContentRegionAvail();
-    const int wanted = in_a_row ? heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
-    const int per_row = std::max(1, std::min(wanted, static_cast<int>(a.x / head_map_min_width(app, t))));
+    const int per_row = heads_per_row(app, t, a.x, in_a_row);
     const int grid_rows = (heads + per_row - 1) / per_row;
     // Each head at least its title, its column labels and 2 px per row: below that the
     // stage view scrolls rather than squeezing the maps into lines.
@@ -161,7 +168,9 @@ void show_every_head(LabApp& app, TensorId id, bool in_a_row, bool grad) {
     const float h_each = std::max(a.y / grid_rows - 4, min_h);
     for (int h = 0; h < heads; ++h) {
         if (h % per_row) ImGui::SameLine();
-        ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - 4, h_each), false, ImGuiWindowFlags_NoScrollbar);
+        // The spacing between the maps of a row comes out of their widths (4 px each at 1x).
+        const float spacing = ImGui::GetStyle().ItemSpacing.x * static_cast<float>(per_row - 1) / static_cast<float>(per_row);
+        ImGui::BeginChild(h + 1, ImVec2(a.x / per_row - std::max(4.0f, spacing), h_each), false, ImGuiWindowFlags_NoScrollbar);
         show_slice(app, id, h, 0, true, grad);
         ImGui::EndChild();
     }
@@ -217,6 +226,49 @@ std::vector<StageShow> shown(const LabApp& app, const std::vector<StageShow>& sh
     return out;
 }
 
+// The largest matrix of the stage's list: rows and columns of its shown slice.
+void largest_slice(const LabApp& app, const std::vector<StageShow>& shows, int* rows, int* cols) {
+    *rows = 1, *cols = 1;
+    for (const StageShow& s : shows) {
+        const std::vector<int>& shape = app.trace[s.tensor].shape;
+        *cols = std::max(*cols, shape.back());
+        if (shape.size() >= 2) *rows = std::max(*rows, shape[shape.size() - 2]);
+    }
+}
+
+// The height at which a tensor's map `width` wide is as tall as its cells (square, at most
+// MatrixHeatmap's largest) make it: its title, legend and column labels above, row labels
+// about three letters wide; every head's map, row by row, for small multiples.
+float width_filling_height(const LabApp& app, const StageShow& s, float width) {
+    const Tensor& t = app.trace[s.tensor];
+    const Slice slice = slice_of(t, app.batch_item, 0);
+    const float line = ImGui::GetTextLineHeightWithSpacing(), font = ImGui::GetFontSize();
+    const auto fill = [&](float w) {
+        const float cell = std::min((w - font * 3) / static_cast<float>(slice.cols), 44.0f * font / 13.0f);
+        return 3 * line + cell * static_cast<float>(slice.rows);
+    };
+    if (!as_small_multiples(app, s)) return fill(width);
+    const int heads = app.trace.config.heads;
+    const float inner = width - ImGui::GetStyle().ScrollbarSize;
+    const int per_row = heads_per_row(app, t, inner, s.every_head && heads <= 8);
+    const int grid_rows = (heads + per_row - 1) / per_row;
+    return 2 * line + static_cast<float>(grid_rows) * (fill(inner / static_cast<float>(per_row)) + ImGui::GetStyle().ItemSpacing.y);
+}
+
+// One column (a phone): the maps side by side or stacked, whichever gives their cells the
+// larger side. Beside one another their titles wrap more (about four lines above a map
+// against three); the row labels take about three letters' width.
+bool stacking_gives_larger_cells(const LabApp& app, const std::vector<StageShow>& shows, const ImVec2& avail, float gap) {
+    int rows, cols;
+    largest_slice(app, shows, &rows, &cols);
+    const float n = static_cast<float>(shows.size()), line = ImGui::GetTextLineHeightWithSpacing();
+    const float gutter = ImGui::GetFontSize() * 3;
+    const float beside = std::min(((avail.x - gap * (n - 1)) / n - gutter) / cols, (avail.y - 4 * line) / rows);
+    const float stacked_h = (avail.y - ImGui::GetStyle().ItemSpacing.y * (n - 1)) / n;
+    const float stacked = std::min((avail.x - gutter) / cols, (stacked_h - 3 * line) / rows);
+    return stacked > beside;
+}
+
 }  // namespace
 
 void draw_stage_tensor(LabApp& app, TensorId id, bool every_head, bool grad) {
@@ -234,7 +286,10 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     const std::vector<StepperPlace> places = stepper_places(app);
     const int at = stepper_place_index(app);
     const StepperStageText text = stepper_stage_text(app, places[static_cast<size_t>(at)]);
-    begin_panel("Stage", r, ImGuiWindowFlags_NoTitleBar);
+    // A phone standing: the maps stack at a height their width can use, and the panel scrolls
+    // (its scrollbar always there, so the maps' width does not change when it comes).
+    const bool scrolls = app.narrow.on && r.h > r.w;
+    begin_panel("Stage", r, ImGuiWindowFlags_NoTitleBar | (scrolls ? ImGuiWindowFlags_AlwaysVerticalScrollbar : 0));
     const AttentionConfig& c = app.trace.config;
     textf("%d / %d  %s", at + 1, static_cast<int>(places.size()), tr(app, text.title));
     text_after(tr(app, text.backward && stepper_grads(app) ? text.backward->formula : text.formula));
@@ -262,6 +317,8 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
         const bool heads = as_small_multiples(app, s);
         wide |= t.shape.back() > 64 || (heads && head_map_min_width(app, t) * std::min(c.heads, 2) > (avail.x - gap * (n - 1)) / n);
     }
+    if (scrolls) wide = true;
+    else if (app.narrow.on && n > 1) wide |= stacking_gives_larger_cells(app, shows, avail, gap);
     const float cell_w = wide ? avail.x : (avail.x - gap * (n - 1)) / n;
     // Stacked, the children and the spacing between them fill the height exactly: a pixel more
     // would bring a scrollbar, narrow the view and change the layout the next frame.
@@ -271,7 +328,8 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
         // Heads as small multiples keep a readable height and scroll when they need more (the
         // scrollbar always there: its coming and going would change how many fit in a row).
         const bool every_head = as_small_multiples(app, shows[i]);
-        ImGui::BeginChild(tensor_name(shows[i].tensor), ImVec2(cell_w, cell_h), false,
+        const float h = scrolls ? std::max(cell_h, std::min(width_filling_height(app, shows[i], cell_w), r.h * 0.75f)) : cell_h;
+        ImGui::BeginChild(tensor_name(shows[i].tensor), ImVec2(cell_w, h), false,
                           every_head ? ImGuiWindowFlags_AlwaysVerticalScrollbar : ImGuiWindowFlags_NoScrollbar);
         draw_stage_tensor(app, shows[i].tensor, shows[i].every_head, false);
         ImGui::EndChild();

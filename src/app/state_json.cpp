@@ -92,6 +92,7 @@ std::string lab_state_json(const LabApp& app) {
     s["tooltip"] = app.tooltip_shown;
     s["url_hash"] = lab_url_hash(app);
     write_layout(app, s);
+    s["narrow"] = narrow_state(app);
     s["help"] = app.show_help;
     s["nav"] = keyboard_nav_state(app);  // the keyboard's focus ring (keyboard_nav.h)
     s["recompute_ms"] = json_number(app.recompute_ms);

@@ -294,17 +294,34 @@ void draw_plots(LabApp& app, float height) {
 // How a row shows its ids: as input tokens or as the generator's classes (tasks.h).
 enum class RowOf { Tokens, Classes };
 
-// A row of tokens; with `against`, each one green when it equals that one, else red.
+std::string token_text(const TaskSpec& spec, RowOf of, int32_t token) {
+    return of == RowOf::Tokens ? task_token_text(spec, token) : task_class_text(spec, token);
+}
+
+// A row's width on one line: its caption and its tokens.
+float token_row_width(const char* caption, const std::vector<int32_t>& tokens, const TaskSpec& spec, RowOf of) {
+    float w = ImGui::CalcTextSize(caption).x;
+    for (int32_t t : tokens) w += ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(token_text(spec, of, t).c_str()).x;
+    return w;
+}
+
+// A row of tokens; with `against`, each one green when it equals that one, else red. Tokens
+// that do not fit the line (a phone) go on the next one.
 void token_row(const char* caption, const std::vector<int32_t>& tokens, const TaskSpec& spec, RowOf of,
                const std::vector<int32_t>* against) {
     ImGui::TextDisabled("%s", caption);
     for (size_t i = 0; i < tokens.size(); ++i) {
-        ImGui::SameLine();
+        const std::string text = token_text(spec, of, tokens[i]);
+        if (fits_on_line(ImGui::CalcTextSize(text.c_str()).x)) ImGui::SameLine();
         if (against) ImGui::PushStyleColor(ImGuiCol_Text, i < against->size() && (*against)[i] == tokens[i] ? kGreenText : kRedText);
-        const std::string text = of == RowOf::Tokens ? task_token_text(spec, tokens[i]) : task_class_text(spec, tokens[i]);
         ImGui::TextUnformatted(text.c_str());
         if (against) ImGui::PopStyleColor();
     }
+}
+
+// The next row beside the last one, a letter's width apart, when it fits there.
+void beside_if_fits(float w) {
+    if (fits_on_line(ImGui::GetFontSize() - ImGui::GetStyle().ItemSpacing.x + w)) ImGui::SameLine(0, ImGui::GetFontSize());
 }
 
 // What the model reads of a sample: the source, the prompt up to the first generated
@@ -328,16 +345,17 @@ void draw_sample(LabApp& app, const TrainSampleView& v) {
     if (ImGui::ArrowButton("train_sample_next", ImGuiDir_Right)) ts.sample_index = (ts.sample_index + 1) % count;
     lab_note_rect(app, "train:sample:next");
     const std::vector<int32_t> expected = v.data.expected();
-    ImGui::SameLine(0, ImGui::GetFontSize());
-    token_row(tr(app, v.data.src.empty() && spec.model() == ModelKind::DecoderOnly ? UiStr::tv_sample_prompt : UiStr::tv_sample_input),
-              sample_input(v.data, spec), spec, RowOf::Tokens, nullptr);
+    const char* input = tr(app, v.data.src.empty() && spec.model() == ModelKind::DecoderOnly ? UiStr::tv_sample_prompt : UiStr::tv_sample_input);
+    beside_if_fits(token_row_width(input, sample_input(v.data, spec), spec, RowOf::Tokens));
+    token_row(input, sample_input(v.data, spec), spec, RowOf::Tokens, nullptr);
     token_row(tr(app, UiStr::tv_sample_target), expected, spec, RowOf::Classes, nullptr);
-    ImGui::SameLine(0, ImGui::GetFontSize());
+    beside_if_fits(token_row_width(tr(app, UiStr::tv_sample_output), v.output, spec, RowOf::Classes));
     token_row(tr(app, UiStr::tv_sample_output), v.output, spec, RowOf::Classes, &expected);
     int right = 0;
     for (size_t i = 0; i < expected.size(); ++i) right += i < v.output.size() && v.output[i] == expected[i];
-    ImGui::SameLine(0, ImGui::GetFontSize());
-    ImGui::TextDisabled("%s", say(app, Msg(UiStr::tv_sample_right, right, static_cast<int>(expected.size()))).c_str());
+    const std::string score = say(app, Msg(UiStr::tv_sample_right, right, static_cast<int>(expected.size())));
+    beside_if_fits(ImGui::CalcTextSize(score.c_str()).x);
+    ImGui::TextDisabled("%s", score.c_str());
 }
 
 void draw_timeline(LabApp& app) {
@@ -454,7 +472,8 @@ void draw_maps(LabApp& app, const TrainSampleView& v) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float caption = ImGui::GetTextLineHeightWithSpacing() * 2 + style.ItemSpacing.y * 3 + style.FramePadding.y * 2;
     // Smaller maps would be unreadable: scroll instead.
-    const MapGrid grid = map_grid(blocks, heads, ImGui::GetContentRegionAvail(), caption, style.ItemSpacing.x, 80.0f * app.ui_scale);
+    const float least = app.narrow.on ? 64.0f : 80.0f;  // a phone's four heads side by side
+    const MapGrid grid = map_grid(blocks, heads, ImGui::GetContentRegionAvail(), caption, style.ItemSpacing.x, least * app.ui_scale);
     const float side = grid.side;
     ImGui::BeginChild("train_maps", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     for (int b = 0; b < blocks; ++b) {

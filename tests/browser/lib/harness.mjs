@@ -2,6 +2,7 @@
 //
 //   import { test } from './lib/harness.mjs';
 //   test('name', async (t) => { await t.goto(); ... }, { deviceScaleFactor: 2 });
+//   (options: viewport, deviceScaleFactor, isMobile, hasTouch, locale: the browser context's)
 //
 // Every test runs in a fresh browser context + page. A test FAILS if, while it
 // runs, the page logs a console error, throws an uncaught error ('pageerror'),
