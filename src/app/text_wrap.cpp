@@ -122,6 +122,33 @@ void text_wrapped_colored(const ImVec4& colour, const char* text) {
 
 void text_wrapped_disabled(const char* text) { text_wrapped_colored(ImGui::GetStyle().Colors[ImGuiCol_TextDisabled], text); }
 
+bool wrapped_small_button(const char* label) {
+    const char* id = std::strstr(label, "###");
+    const char* end = id ? id : label + std::strlen(label);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float room = ImGui::GetContentRegionAvail().x;
+    if (ImGui::CalcTextSize(label, end).x + style.FramePadding.x * 2 <= room) {
+        const bool pressed = ImGui::SmallButton(label);
+        check_item(label);
+        return pressed;
+    }
+    // Too long for the line: the same button, its label broken into lines (ImGui's keep one).
+    const float wrap = ImMax(room - style.FramePadding.x * 2, ImGui::GetFontSize() * 2);
+    const std::vector<Line> lines = break_lines(label, end, wrap);
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const ImVec2 size(room, static_cast<float>(lines.size()) * ImGui::GetTextLineHeight());
+    const bool pressed = ImGui::InvisibleButton(id ? id : label, size);
+    const ImGuiCol fill = ImGui::IsItemActive() ? ImGuiCol_ButtonActive : ImGui::IsItemHovered() ? ImGuiCol_ButtonHovered : ImGuiCol_Button;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(at, ImVec2(at.x + size.x, at.y + size.y), ImGui::GetColorU32(fill), style.FrameRounding);
+    float y = at.y;
+    for (const Line& l : lines) {
+        dl->AddText(ImVec2(at.x + style.FramePadding.x, y), ImGui::GetColorU32(ImGuiCol_Text), l.begin, l.end);
+        y += ImGui::GetTextLineHeight();
+    }
+    return pressed;
+}
+
 float wrapped_height(const char* text, float width) {
     const size_t lines = break_lines(text, text + std::strlen(text), ImMax(width, ImGui::GetFontSize() * 2)).size();
     return static_cast<float>(lines) * ImGui::GetTextLineHeight();

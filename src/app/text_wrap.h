@@ -21,6 +21,9 @@ void text_wrapped_colored(const ImVec4& colour, const char* text);
 // the Train view's findings).
 inline const ImVec4 kNoteColour(1.0f, 0.8f, 0.4f, 1);
 inline const ImVec4 kSkippedColour(0.55f, 0.8f, 1.0f, 1);  // a stage raw SDPA skips: said, not a warning
+// ImGui::SmallButton (the label may end in "###id"), its label broken into lines over the
+// width left when it does not fit on one: a long link-like button on a phone.
+bool wrapped_small_button(const char* label);
 // The height text_wrapped would give `text` in `width` pixels (for laying panels out).
 float wrapped_height(const char* text, float width);
 

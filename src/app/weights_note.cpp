@@ -36,15 +36,13 @@ void draw_untrained_note(LabApp& app) {
     }
     // The way to weights that mean something: the Train view (a shipped model opens at once).
     const std::string label = say(app, Msg(UiStr::ui_untrained_to_train)) + "###note:train";
-    if (ImGui::SmallButton(label.c_str())) training_open_view(app);
-    check_item(label.c_str());
+    if (wrapped_small_button(label.c_str())) training_open_view(app);
     lab_note_rect(app, "note:train");
     // The Single sentence preset's sentence: its pronoun resolved by a trained model (coref).
     const Preset* sentence = find_preset("Single sentence");
     if (!sentence || app.tokens != split_tokens(choose_preset(*sentence, app.lang).token_text).tokens) return;
     const std::string coref = say(app, Msg(UiStr::ui_untrained_to_coref)) + "###note:coref";
-    if (ImGui::SmallButton(coref.c_str())) training_open_coref(app);
-    check_item(coref.c_str());
+    if (wrapped_small_button(coref.c_str())) training_open_coref(app);
     lab_note_rect(app, "note:coref");
 }
 

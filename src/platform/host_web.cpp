@@ -270,7 +270,9 @@ void begin_frame(lab::LabApp& app) {
     int cw = 0, ch = 0;
     glfwGetWindowSize(s.window, &cw, &ch);
     if (w > 0 && h > 0 && (w != cw || h != ch)) js_resize_window(w, h);  // GLFW hears it and calls back
-    app.ui_scale = static_cast<float>(dpr > 0.5 && dpr < 8 ? dpr : 1.0) * lab_touch::zoom();  // a pinch's zoom
+    const double ratio = dpr > 0.5 && dpr < 8 ? dpr : 1.0;
+    lab_touch::set_screen_css_width(w > 0 ? w / ratio : 0);
+    app.ui_scale = static_cast<float>(ratio) * lab_touch::zoom();  // a pinch's zoom
     if (lab_touch::before_frame(emscripten_get_now())) lab_pacing::wake(2);  // momentum: the next frame
 }
 
@@ -315,7 +317,7 @@ std::string state_json() {
                          {"settled", settled}, {"resting", settled && p.resting}, {"next_in", p.next_in},
                          {"frame_ms", s.frame_ms}};
     const json touch = {{"gesture", lab_touch::gesture_name()}, {"last", lab_touch::last_gesture_name()},
-                        {"zoom", lab_touch::zoom()}, {"zoom_min", lab_touch::kZoomMin}, {"zoom_max", lab_touch::kZoomMax}};
+                        {"zoom", lab_touch::zoom()}, {"zoom_min", lab_touch::kZoomMin}, {"zoom_max", lab_touch::zoom_max()}};
     const json out = {{"scroll", scroll}, {"fields", fields}, {"render", render}, {"font_size", ImGui::GetFontSize()},
                       {"touch", touch}};
     return out.dump(-1, ' ', false, json::error_handler_t::replace);

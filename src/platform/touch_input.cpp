@@ -53,6 +53,7 @@ struct State {
     ImVec2 velocity{0, 0};          // momentum, px/s of finger movement
     double last_step = 0;           // the momentum's last frame
     float zoom = 1.0f, pinch_zoom0 = 1.0f;
+    double css_width = 0;  // the screen's (set_screen_css_width); 0: not known yet
     double pinch_d0 = 0;
 };
 State s;
@@ -129,7 +130,7 @@ void start_pinch(const Point* p) {
 void pinch_to(const Point* p) {
     const double want = s.pinch_zoom0 * distance(p[0], p[1]) / s.pinch_d0;
     const float stepped = static_cast<float>(std::round(want / kZoomStep) * kZoomStep);
-    const float z = std::min(kZoomMax, std::max(kZoomMin, stepped));
+    const float z = std::min(zoom_max(), std::max(kZoomMin, stepped));
     if (z != s.zoom) s.zoom = z, lab_pacing::wake();
 }
 
@@ -293,6 +294,17 @@ void after_frame() {
 }
 
 float zoom() { return s.zoom; }
+
+float zoom_max() {
+    if (s.css_width <= 0) return kZoomMax;
+    const double room = std::floor(s.css_width / kZoomRoomCss / kZoomStep + 1e-6) * kZoomStep;
+    return static_cast<float>(std::max(1.0, std::min<double>(kZoomMax, room)));
+}
+
+void set_screen_css_width(double css_width) {
+    s.css_width = css_width;
+    if (s.zoom > zoom_max()) s.zoom = zoom_max();
+}
 
 
 const char* gesture_name() { return kGestureNames[static_cast<int>(s.gesture)]; }

@@ -19,7 +19,10 @@
 //    scrolls. A panel scroll is what people expect from a drag, and sliders and
 //    mask rows run sideways.
 //  - pinch (two fingers): the UI scale, zoom() times devicePixelRatio, in steps of
-//    kZoomStep within [kZoomMin, kZoomMax] (each step rebuilds the fonts).
+//    kZoomStep within [kZoomMin, zoom_max()] (each step rebuilds the fonts). zoom_max()
+//    is kZoomMax where the screen has room, less on a phone: the zoomed screen keeps
+//    kZoomRoomCss units of width, the narrowest the one-column layout fits without
+//    cutting a text (a 390 px phone zooms to x1.2, a 360 px one to x1.1).
 // The mouse and a pen never come here: their events still go through GLFW.
 #pragma once
 
@@ -28,6 +31,7 @@ namespace lab_touch {
 constexpr double kHoldMs = 500;      // a long-press
 constexpr double kSlopCss = 10;      // CSS px a finger may wander and still tap or hold
 constexpr float kZoomMin = 0.8f, kZoomMax = 1.6f, kZoomStep = 0.1f;
+constexpr double kZoomRoomCss = 320;  // the width a zoom leaves, in zoomed CSS px
 
 enum class Phase { Start = 0, Move = 1, End = 2, Cancel = 3 };
 
@@ -56,6 +60,10 @@ void after_frame();
 
 // The pinch's factor on the UI scale.
 float zoom();
+// The screen's width in CSS px (each frame): it bounds the zoom (and lowers a zoom a
+// turned phone no longer has room for).
+void set_screen_css_width(double css_width);
+float zoom_max();
 // For window.lab.state(): the gesture now and the last one completed.
 const char* gesture_name();
 const char* last_gesture_name();

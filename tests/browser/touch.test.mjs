@@ -120,6 +120,15 @@ async function revealCell(t, cdp, s, dpr, vp) {
   }
 }
 
+// On a phone's one-column layout the panel is one of the tabs: tap it (a tap, as a finger
+// does) and return the state that shows it; elsewhere the state as it is.
+async function showTab(t, cdp, s, tab, dpr) {
+  if (!s.narrow.on) return s;
+  await tap(cdp, rectPoint(css(layoutRect(s, `ntab:${tab}`), dpr)));
+  await waitForState(t, (x) => x.narrow.tab === tab, { timeout: T, message: `a tap on the ${tab} tab shows it` });
+  return waitSettled(t, { timeout: T });
+}
+
 function hoverAt(s, tensor, row, col) {
   const h = s.selection && s.selection.hover;
   return !!h && h.tensor === tensor && h.index[h.index.length - 2] === row && h.index[h.index.length - 1] === col;
@@ -130,13 +139,13 @@ for (const size of SIZES) {
   const dpr = size.deviceScaleFactor;
 
   test(`touch (${size.name}): a vertical drag scrolls the panel under the finger, with momentum`, async (t) => {
-    const s0 = await openLab(t, '#stage=softmax');
+    const cdp = await touchSession(t);
+    const s0 = await showTab(t, cdp, await openLab(t, '#stage=softmax'), 'explain', dpr);
     const [id, r0] = scrollRegion(s0, dpr);
     const box = css(r0, dpr);
     // A quick flick up over a third of what the region can scroll (at most 150 CSS px).
     const travel = Math.min(150, (r0.max_y / dpr) * 0.3);
     const from = rectPoint(box, 0.5, 0.6);
-    const cdp = await touchSession(t);
     await touchStart(cdp, from);
     const steps = 8;
     for (let i = 1; i <= steps; i++) {
@@ -209,14 +218,21 @@ for (const size of SIZES) {
       await touchEnd(cdp);
       return waitSettled(t, { timeout: T });
     };
-    const wider = await pinch(120, 168);  // x1.4
-    note(t, `pinch out x1.4: ui_scale ${s0.ui_scale} -> ${wider.ui_scale}, font ${s0.font_size} -> ${wider.font_size} px`);
-    assert(Math.abs(wider.ui_scale - dpr * 1.4) < 0.01, `a x1.4 pinch set ui_scale ${wider.ui_scale}, not ${dpr * 1.4}`);
-    assert(wider.font_size > s0.font_size * 1.3, `the font did not follow: ${s0.font_size} -> ${wider.font_size}`);
+    const wider = await pinch(120, 144);  // x1.2
+    note(t, `pinch out x1.2: ui_scale ${s0.ui_scale} -> ${wider.ui_scale}, font ${s0.font_size} -> ${wider.font_size} px`);
+    assert(Math.abs(wider.ui_scale - dpr * 1.2) < 0.01, `a x1.2 pinch set ui_scale ${wider.ui_scale}, not ${dpr * 1.2}`);
+    assert(wider.font_size > s0.font_size * 1.15, `the font did not follow: ${s0.font_size} -> ${wider.font_size}`);
     const chip0 = layoutRect(s0, 'chip:input'), chip1 = layoutRect(wider, 'chip:input');
-    assert(chip1.h > chip0.h * 1.3, `the layout did not follow: chip:input ${chip0.h} -> ${chip1.h} px high`);
+    assert(chip1.h > chip0.h * 1.15, `the layout did not follow: chip:input ${chip0.h} -> ${chip1.h} px high`);
     await screenshotNotBlank(t, `touch-${size.name}-pinched-out.png`);
+    assert(wider.clipped.length === 0, `after a x1.2 pinch texts are cut: ${JSON.stringify(wider.clipped.slice(0, 4))}`);
     const widest = await pinch(100, 300);  // x3: held at the top of the range
+    await screenshotNotBlank(t, `touch-${size.name}-pinched-widest.png`);
+    assert(widest.clipped.length === 0, `at the largest zoom texts are cut: ${JSON.stringify(widest.clipped.slice(0, 4))}`);
+    // The zoom leaves the screen 320 CSS px of width (the narrowest layout that cuts nothing), up to x1.6.
+    const room = Math.min(1.6, Math.floor(size.viewport.width / 320 * 10 + 1e-6) / 10);
+    assert(Math.abs(widest.touch.zoom_max - room) < 1e-6, `zoom_max ${widest.touch.zoom_max} at ${size.viewport.width} CSS px, not ${room}`);
+    note(t, `largest zoom x${widest.touch.zoom_max}: ${(size.viewport.width / widest.touch.zoom_max).toFixed(0)} zoomed CSS px wide, narrow layout ${widest.narrow.on}`);
     assert(Math.abs(widest.ui_scale - dpr * widest.touch.zoom_max) < 0.01, `pinch out x3: ui_scale ${widest.ui_scale}, range up to ${dpr * widest.touch.zoom_max}`);
     const narrower = await pinch(200, 150);
     note(t, `pinch out x3: ui_scale ${widest.ui_scale}; pinch in x0.75: ${narrower.ui_scale}`);
@@ -227,9 +243,9 @@ for (const size of SIZES) {
   }, opts);
 
   test(`touch (${size.name}): a tap on the tokens field opens the text input; inserted English and Chinese arrive`, async (t) => {
-    const s0 = await openLab(t);
-    const field = css(layoutRect(s0, 'tokens'), dpr);
     const cdp = await touchSession(t);
+    const s0 = await showTab(t, cdp, await openLab(t), 'setup', dpr);
+    const field = css(layoutRect(s0, 'tokens'), dpr);
     await tap(cdp, rectPoint(field, 0.2));
     // The focus must have moved inside the touch's handler (a phone opens its keyboard only then).
     const focused = await t.page.evaluate(() => document.activeElement && document.activeElement.id);
