@@ -1,4 +1,4 @@
-// narrow_layout.cpp — Attention Lab app: the screen of a phone, either way up. One column:
+// narrow_layout.cpp — Attention Lab app: a phone either way up, a standing tablet. One column:
 // the bar on top (the menus and the language switch, the chips as one strip, the tabs) and
 // one panel at a time below it — the stage (or the experiment, or the Train view), the
 // setup (or the Train view's knobs), the explanation with the dimensions table under it,

@@ -34,7 +34,7 @@ Json labels_json(const LabApp& app, int at, int places) {
     const bool zh = app.text_lang == Lang::Zh;
     return {{"region", tr(app, UiStr::pm_region)}, {"nav", tr(app, UiStr::pm_nav)}, {"keys", tr(app, UiStr::pm_keys)},
             {"prev", tr(app, UiStr::pm_prev)}, {"next", tr(app, UiStr::pm_next)}, {"stages", tr(app, UiStr::pm_stages)},
-            {"language", tr(app, UiStr::pm_language)}, {"language_lang", zh ? "en" : "zh-CN"},
+            {"language", lang_endonym(zh ? Lang::En : Lang::Zh)}, {"language_lang", zh ? "en" : "zh-CN"},
             {"place", say(app, Msg(UiStr::pm_place, at + 1, places))}, {"paper", tr(app, UiStr::ui_explain_paper)},
             {"pytorch", tr(app, UiStr::ui_explain_pytorch)}, {"shapes", tr(app, UiStr::ui_explain_shapes)},
             {"why", tr(app, UiStr::ui_explain_why)}, {"checks", tr(app, UiStr::ui_explain_checks)},

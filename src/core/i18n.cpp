@@ -20,6 +20,7 @@ const TextTable& core_text_table() { return kTable; }
 const TextEntry& text_entry(Str id) { return kTable.at(id); }
 
 const char* lang_code(Lang lang) { return lang == Lang::Zh ? "zh" : "en"; }
+const char* lang_endonym(Lang lang) { return lang == Lang::Zh ? "\xe4\xb8\xad\xe6\x96\x87" : "English"; }
 
 bool parse_lang(const std::string& code, Lang* out) {
     std::string c;

@@ -28,6 +28,7 @@ enum class Lang { En, Zh };
 constexpr int kLangCount = 2;
 
 const char* lang_code(Lang lang);                      // "en", "zh"
+const char* lang_endonym(Lang lang);                   // "English", "中文": the language in itself (a switch to it)
 bool parse_lang(const std::string& code, Lang* out);   // "en", "zh", "zh-CN", "zh_TW.UTF-8", ... (case-insensitive)
 
 // One entry of a string table: its key and its text in each language.

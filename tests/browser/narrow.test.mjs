@@ -1,5 +1,5 @@
 // Narrow-layout tests (issue #28, item 1): phones either way up and a tablet standing, with
-// device emulation (a phone's meta viewport, 2-3x pixels, touch) and taps. Below 600 CSS px
+// device emulation (a phone's meta viewport, 2-3x pixels, touch) and taps. Below 800 CSS px
 // wide or 500 tall the screen is one column: the bar (menus, language, chips as one strip,
 // the tabs Stage / Setup / Explain [/ Lesson]) over one panel. Nothing may be cut, the bar's
 // items may not overlap, the heatmaps lie inside the screen at a useful width, and every chip
@@ -13,6 +13,7 @@ const SIZES = [
   { name: 'landscape', width: 844, height: 390, dpr: 3, narrow: true },
   { name: 'small phone', width: 360, height: 640, dpr: 2, narrow: true },
   { name: 'tablet', width: 768, height: 1024, dpr: 2, narrow: true, span: 0.5, span8: 0.25 },  // its cells reach their largest size first
+  { name: 'tablet lying', width: 1024, height: 768, dpr: 2, narrow: false, span: 0.3, span8: 0.2 },  // the desktop's columns
 ];
 const LANGS = ['en', 'zh'];
 
