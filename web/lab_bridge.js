@@ -126,6 +126,7 @@
   var ime = document.createElement('textarea');
   ime.id = 'lab-text-input';
   ime.setAttribute('aria-label', 'text input');
+  ime.setAttribute('aria-hidden', 'true');  // a screen reader meets it only while a field is edited
   ime.setAttribute('autocomplete', 'off');
   ime.setAttribute('autocapitalize', 'off');
   ime.spellcheck = false;
@@ -167,6 +168,7 @@
     var canvas = Module.canvas;
     if (settleFrames > 0) { settleFrames--; return; }
     var dpr = (window.labCanvas && window.labCanvas.dpr) || 1;
+    if (!!active !== wasActive) ime.setAttribute('aria-hidden', active ? 'false' : 'true');
     if (active) {
       ime.style.left = (x / dpr) + 'px';
       ime.style.top = (y / dpr) + 'px';
@@ -345,6 +347,12 @@
         if (type === 'keydown' && e.key === 'Tab') {
           tabbedIn = e.shiftKey ? -1 : 1;
           setTimeout(function () { tabbedIn = 0; }, 0);  // the focus moves within this task
+          // Nothing comes before the first button: Shift+Tab there goes round into the
+          // canvas (its last widget), as Tab after the last button enters at its first.
+          if (e.shiftKey && e.target === nav.querySelector('button') && Module.canvas) {
+            e.preventDefault();
+            Module.canvas.focus();
+          }
         }
       }, true);
     });

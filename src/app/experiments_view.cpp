@@ -72,6 +72,30 @@ void labelled_bar(float share, const char* label, ImU32 colour, float width) {
     text(label);
 }
 
+// Cards side by side (heads, masks, attention kinds), each a framed child of `height`. On a
+// phone, or where a card would get under 11 characters of width, they stack without frames
+// instead: a card's own scroll inside the panel's would trap a finger's drag, and a narrow
+// card breaks its words.
+template <class DrawCard>
+void draw_cards(const LabApp& app, size_t n, int id_base, float height, const DrawCard& draw_card) {
+    const float avail_w = ImGui::GetContentRegionAvail().x;
+    const float gap = ImGui::GetStyle().ItemSpacing.x;
+    const float col_w = (avail_w - gap * (n - 1)) / n;
+    if (app.narrow.on || col_w < ImGui::GetFontSize() * 11) {
+        for (size_t i = 0; i < n; ++i) {
+            if (i) ImGui::Separator();
+            draw_card(i);
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (i) ImGui::SameLine(0, gap);
+        ImGui::BeginChild(id_base + static_cast<int>(i), ImVec2(col_w, height), true);
+        draw_card(i);
+        ImGui::EndChild();
+    }
+}
+
 // 1. Why divide by √d_k -----------------------------------------------------------------
 const ImU32 kGrey = IM_COL32(175, 175, 180, 255);
 
@@ -251,14 +275,7 @@ public:
         if (points_.empty()) return;
         draw_untrained_note(app);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float gap = ImGui::GetStyle().ItemSpacing.x;
-        const float col_w = (avail.x - gap * (points_.size() - 1)) / points_.size();
-        for (size_t i = 0; i < points_.size(); ++i) {
-            if (i) ImGui::SameLine(0, gap);
-            ImGui::BeginChild(static_cast<int>(i + 100), ImVec2(col_w, avail.y * 0.62f), true);
-            draw_column(app, points_[i], avail.y);
-            ImGui::EndChild();
-        }
+        draw_cards(app, points_.size(), 100, avail.y * 0.62f, [&](size_t i) { draw_column(app, points_[i], avail.y); });
         text_wrapped_disabled(tr(app, UiStr::xv_knockout_intro));
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
         std::string items;
@@ -330,11 +347,8 @@ public:
         draw_untrained_note(app);
         draw_item_picker(app, batch, item);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float col_w = avail.x / m.cases.size() - 8;
-        for (size_t i = 0; i < m.cases.size(); ++i) {
+        draw_cards(app, m.cases.size(), 200, avail.y * 0.6f, [&](size_t i) {
             const MaskCase& mc = m.cases[i];
-            if (i) ImGui::SameLine();
-            ImGui::BeginChild(static_cast<int>(i + 200), ImVec2(col_w, avail.y * 0.6f), true);
             text_wrapped("%s", say(app, mc.label).c_str());
             if (mc.name == "padding") {
                 const int len = mc.trace.config.padding_lengths[item];
@@ -347,8 +361,7 @@ public:
             const Msg nan = mc.has_nan ? Msg(UiStr::xv_nan_suffix) : Msg::literal("");
             text_wrapped("%s", say(app, Msg(UiStr::xv_fully_masked_rows, mc.fully_masked_rows, nan)).c_str());
             ImGui::PopStyleColor();
-            ImGui::EndChild();
-        }
+        });
         text_wrapped("%s", say(app, m.fully_masked_why).c_str());
         text_wrapped("%s", say(app, m.inverted_why).c_str());
     }
@@ -586,18 +599,14 @@ public:
         if (kinds_.empty()) return;
         draw_untrained_note(app);
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float col_w = avail.x / kinds_.size() - 8;
-        for (size_t i = 0; i < kinds_.size(); ++i) {
-            if (i) ImGui::SameLine();
-            ImGui::BeginChild(static_cast<int>(i + 300), ImVec2(col_w, avail.y), true);
+        draw_cards(app, kinds_.size(), 300, avail.y, [&](size_t i) {
             const Trace& tr = kinds_[i].trace;
             text_wrapped("%s", say(app, kinds_[i].label).c_str());
             for (TensorId id : {TensorId::Q, TensorId::K, TensorId::V, TensorId::Weights, TensorId::Output})
                 text_wrapped_disabled((std::string(tensor_name(id)) + "  " + shape_named(tr[id])).c_str());
             const float map = std::min(ImGui::GetContentRegionAvail().x, avail.y * 0.55f);
             weights_map(app, tr, 0, 0, ("encdec_" + std::to_string(i)).c_str(), map, map);
-            ImGui::EndChild();
-        }
+        });
     }
 
     void write_state(Json& out, Lang) const override {

@@ -100,6 +100,8 @@ struct NarrowLayout {
     NarrowTab tab = NarrowTab::Stage;  // the tab chosen (one that is not offered shows the stage)
     float chips_scroll = 0, chips_scroll_max = 0;  // the chip strip's sideways scroll, for state()
     int chips_shown_place = -1;        // the place last scrolled into the strip's view
+    int lesson_shown = -1, lesson_step_shown = -1;  // the lesson step last brought to the front
+    bool training_seen_running = false;  // so that Start (on the Setup tab) shows the run's tab
 };
 
 struct LabApp {

@@ -162,8 +162,28 @@ bool narrow_screen(const LabApp& app) {
     return css_w < kNarrowCssWidth || css_h < kShortCssHeight;
 }
 
+// A lesson's new step asks its question on its card: the Lesson tab comes to the front
+// (on a desktop the card is always in sight); the learner may then look at the others.
+static void show_new_lesson_step(LabApp& app) {
+    NarrowLayout& n = app.narrow;
+    if (app.lesson.lesson == n.lesson_shown && app.lesson.step == n.lesson_step_shown) return;
+    n.lesson_shown = app.lesson.lesson, n.lesson_step_shown = app.lesson.step;
+    if (app.lesson.lesson >= 0) n.tab = NarrowTab::Lesson;
+}
+
+// Start is among the Train view's knobs, on the Setup tab: the run it starts is watched on
+// the Train tab, which comes to the front.
+static void show_started_training(LabApp& app) {
+    NarrowLayout& n = app.narrow;
+    const bool running = train_shown(app) && app.training.running;
+    if (running && !n.training_seen_running && n.tab == NarrowTab::Setup) n.tab = NarrowTab::Stage;
+    n.training_seen_running = running;
+}
+
 void draw_narrow_layout(LabApp& app) {
     const ImVec2 ds = ImGui::GetIO().DisplaySize;
+    show_new_lesson_step(app);
+    show_started_training(app);
     const std::vector<TabEntry> tabs = offered_tabs(app);
     const NarrowTab shown = shown_tab(app, tabs);
     const BarPlan plan = plan_bar(app, tabs, ds.x);

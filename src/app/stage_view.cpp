@@ -87,7 +87,7 @@ void hover_cell(LabApp& app, TensorId id, bool grad, const Slice& s, const Heatm
     textf("%s = %s", t.name.c_str(), format_value(app.hover.value).c_str());
     text_disabled((s.row_dim + " = " + rows[hit.row] + ", " + s.col_dim + " = " + cols[hit.col]).c_str());
     const std::string derivation = say(app, app.hover.text);
-    text_wrapped_width(derivation.c_str(), nullptr, ImGui::GetFontSize() * 36);
+    text_wrapped_width(derivation.c_str(), nullptr, tooltip_wrap_width(36));
     ImGui::EndTooltip();
 }
 

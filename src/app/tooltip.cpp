@@ -63,7 +63,7 @@ void item_tooltip(LabApp& app, const char* text) {
     }
     if (this_item || !text || !*text) return;
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float wrap = ImGui::GetFontSize() * 30;
+    const float wrap = tooltip_wrap_width(30);
     const ImVec2 text_size = ImGui::CalcTextSize(text, nullptr, false, wrap);
     const ImVec2 size(text_size.x + style.WindowPadding.x * 2, text_size.y + style.WindowPadding.y * 2);
     ImGui::SetNextWindowPos(place(app, size));
@@ -88,6 +88,11 @@ void tooltip_begin_frame(LabApp& app) {
     app.headers_last.swap(app.headers);
     app.headers.clear();
     app.tooltip_shown.clear();
+}
+
+float tooltip_wrap_width(float chars) {
+    const float screen = ImGui::GetIO().DisplaySize.x - ImGui::GetStyle().WindowPadding.x * 2 - ImGui::GetStyle().DisplaySafeAreaPadding.x * 2;
+    return std::max(ImGui::GetFontSize() * 4, std::min(ImGui::GetFontSize() * chars, screen));
 }
 
 }  // namespace lab

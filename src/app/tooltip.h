@@ -20,6 +20,10 @@ void item_tooltip(LabApp& app, const char* text);
 // The current window's header: from `top_y` (screen) to the end of the last item.
 void note_header(LabApp& app, float top_y);
 
+// The width a tooltip's text wraps at: `chars` characters of the font, but never more than
+// the screen holds (a phone is narrower than a derivation's 36 characters).
+float tooltip_wrap_width(float chars);
+
 // At the start of a frame: the headers noted in the last one become the ones to avoid.
 void tooltip_begin_frame(LabApp& app);
 

@@ -267,7 +267,9 @@ void draw_plots(LabApp& app, float height) {
         eval_steps.push_back(e.step), held_loss.push_back(e.loss);
         token.push_back(e.token_accuracy), exact.push_back(e.exact_accuracy);
     }
-    const float w = ImGui::GetContentRegionAvail().x * 0.5f - ImGui::GetStyle().ItemSpacing.x;
+    // Side by side; on a phone one under the other (half a phone's width cuts the legend).
+    const bool stacked = app.narrow.on && ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 44;
+    const float w = stacked ? ImGui::GetContentRegionAvail().x : ImGui::GetContentRegionAvail().x * 0.5f - ImGui::GetStyle().ItemSpacing.x;
     const PlotSeries curves[] = {{tr(app, UiStr::tv_plot_train_loss), steps.data(), loss.data(), static_cast<int>(steps.size()), kLossColor},
                                  {tr(app, UiStr::tv_plot_held_out_loss), eval_steps.data(), held_loss.data(),
                                   static_cast<int>(eval_steps.size()), kHeldOutColor, LineStyle::Dashed}};
@@ -282,7 +284,7 @@ void draw_plots(LabApp& app, float height) {
     loss_axes.x_include_lo = 0, loss_axes.x_include_hi = std::max(ts.trainer->config().steps, training_steps(ts));
     LinePlot("train_loss", curves, 2, w, height, tr(app, UiStr::tv_axis_step), tr(app, UiStr::tv_axis_loss), loss_axes);
     lab_note_rect(app, "train:plot:loss");
-    ImGui::SameLine();
+    if (!stacked) ImGui::SameLine();
     const PlotSeries accuracy[] = {{tr(app, UiStr::tv_plot_token_acc), eval_steps.data(), token.data(), static_cast<int>(eval_steps.size()), kTokenColor},
                                    {tr(app, UiStr::tv_plot_exact_acc), eval_steps.data(), exact.data(), static_cast<int>(eval_steps.size()), kExactColor}};
     PlotAxes axes{false, false};

@@ -13,6 +13,7 @@
 #include "panels.h"
 #include "presets.h"
 #include "text_fit.h"
+#include "tooltip.h"
 #include "train_view.h"
 
 namespace lab {
@@ -31,7 +32,7 @@ void draw_untrained_note(LabApp& app) {
     lab_note_rect(app, "note:untrained");
     if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
-        text_wrapped_width(say(app, Msg(detail_text(app), seed)).c_str(), nullptr, ImGui::GetFontSize() * 32);
+        text_wrapped_width(say(app, Msg(detail_text(app), seed)).c_str(), nullptr, tooltip_wrap_width(32));
         ImGui::EndTooltip();
     }
     // The way to weights that mean something: the Train view (a shipped model opens at once).

@@ -264,6 +264,17 @@ test('a11y keys only: Tab / Shift+Tab walk the widgets with a ring, Enter and Sp
   await t.page.keyboard.press('Escape');
   await waitForState(t, (x) => !x.help, { timeout: T, message: 'Esc closes the help' });
   assert(await activeId(t) === 'canvas', `Esc that closed the help left the canvas (focus on ${await activeId(t)})`);
+  // Backwards: Shift+Tab on the first button goes round into the canvas, at its last widget.
+  await t.page.keyboard.press('Escape');
+  await waitActive(t, 'lab-prev', 'Esc to the page\'s first button again');
+  const last = s.nav.items;
+  await t.page.keyboard.press('Shift+Tab');
+  await waitActive(t, 'canvas', 'Shift+Tab on the first button goes into the canvas');
+  s = await waitForState(t, (x) => x.nav.keyboard && x.nav.visible && x.nav.focused, { timeout: T, message: 'the ring after Shift+Tab into the canvas' });
+  note(t, `Shift+Tab into the canvas: ring on "${s.nav.focused.label}" (${s.nav.focused.window}), ${last} widgets`);
+  // The text input is out of the tree until a field is edited.
+  const hidden = await t.page.evaluate(() => document.getElementById('lab-text-input').getAttribute('aria-hidden'));
+  assert(hidden === 'true', `the hidden text input is exposed while no field is edited (aria-hidden ${hidden})`);
 });
 
 async function pressUntilStage(t, key, index) {

@@ -155,13 +155,17 @@ for (const size of SIZES) {
         assert(m.layout.messages, 'no messages under the explain tab');
         await assertNothingClipped(t, `${tag}, messages, explain tab`);
       }
-      for (const [what, hash] of [['experiment', 'exp=scaling'], ['lesson', 'lesson=1'], ['train', 'train=reverse']]) {
+      const views = [['experiment', 'exp=scaling'], ['experiment', 'exp=heads'], ['experiment', 'exp=masks'],
+                     ['experiment', 'exp=encdec'], ['experiment', 'exp=pe'], ['lesson', 'lesson=1'], ['train', 'train=reverse']];
+      for (const [what, hash] of views) {
         // Each view opened as a link is: a fresh load (a hash change keeps the last touch's
         // place, and the first tap after it can be lost: see the report of issue #28).
         await t.page.goto('about:blank');
         let s = await openIn(t, lang, hash);
-        if (what === 'experiment') assert(s.experiment && s.experiment.key === 'scaling', `experiment ${JSON.stringify(s.experiment)}`);
+        if (what === 'experiment') assert(s.experiment && `exp=${s.experiment.key}` === hash, `${hash}: experiment ${JSON.stringify(s.experiment).slice(0, 200)}`);
         if (what === 'lesson') assert(s.lesson && s.lesson.id === 1, `lesson ${JSON.stringify(s.lesson).slice(0, 200)}`);
+        // A lesson's question is on its card: on one column the card's tab comes to the front.
+        if (what === 'lesson' && size.narrow) assert(s.narrow.tab === 'lesson', `the lesson opened on the ${s.narrow.tab} tab`);
         if (what === 'train') assert(s.training.view_open, 'the Train view is not open');
         s = await assertNothingClipped(t, `${tag}, ${what}`);
         assertBarFits(s, size, `${tag}, ${what}`);
@@ -172,9 +176,17 @@ for (const size of SIZES) {
           s = await tapTab(t, tab);
           s = await assertNothingClipped(t, `${tag}, ${what}, ${tab} tab`);
           assertBarFits(s, size, `${tag}, ${what}, ${tab} tab`);
-          if (tab !== 'stage' && (lang === 'en' || what === 'lesson')) await screenshotNotBlank(t, `${file}-${what}-${tab}.png`);
+          if (tab !== 'stage' && (lang === 'en' || what === 'lesson')) await screenshotNotBlank(t, `${file}-${hash.replace('=', '-')}-${tab}.png`);
         }
-        await screenshotNotBlank(t, `${file}-${what}.png`);
+        await screenshotNotBlank(t, `${file}-${hash.replace('=', '-')}.png`);
+        if (what !== 'train') continue;
+        // Start is on the Setup tab; the run shows on the Train tab, which comes to the front.
+        s = await tapTab(t, 'setup');
+        await tapRect(t, s, 'train:start');
+        s = await waitForState(t, (x) => x.training.running && x.narrow.tab === 'stage' && x.training.step >= 20,
+                               { timeout: 30000, message: 'Start on the Setup tab: the run on the Train tab' });
+        s = await assertNothingClipped(t, `${tag}, training`);
+        await screenshotNotBlank(t, `${file}-training.png`);
       }
     }, device(size));
   }
