@@ -61,13 +61,19 @@ bool wrapped_radio(const char* label, const char* id, bool active) {
 // A bar for a share in [0, 1], `width` pixels with its label beside it (never over it).
 void labelled_bar(float share, const char* label, ImU32 colour, float width) {
     const float gap = ImGui::GetStyle().ItemInnerSpacing.x, line = ImGui::GetTextLineHeight();
-    const float bar_w = std::max(ImGui::GetFontSize() * 1.5f, width - gap - ImGui::CalcTextSize(label).x);
+    const float label_w = ImGui::CalcTextSize(label).x;
+    width = std::min(width, ImGui::GetContentRegionAvail().x);
+    // No room for the bar beside its label (a phone): the label above, the bar under it.
+    const bool above = width - gap - label_w < ImGui::GetFontSize() * 1.5f;
+    if (above) text_wrapped("%s", label);
+    const float bar_w = above ? width : width - gap - label_w;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(ImVec2(p.x, p.y + line * 0.2f), ImVec2(p.x + bar_w, p.y + line * 0.8f), ImGui::GetColorU32(ImGuiCol_FrameBg));
     dl->AddRectFilled(ImVec2(p.x, p.y + line * 0.2f), ImVec2(p.x + bar_w * std::max(0.0f, std::min(1.0f, share)), p.y + line * 0.8f),
                       colour);
     ImGui::Dummy(ImVec2(bar_w, line));
+    if (above) return;
     ImGui::SameLine(0, gap);
     text(label);
 }
