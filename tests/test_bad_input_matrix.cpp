@@ -283,7 +283,10 @@ std::string replay(const std::string& target, const std::string& input) {
             return p.options.command == "help" || validate(p.options.config).empty() ? "" : "parse_cli accepted an invalid configuration";
         std::ostringstream out, err;
         const int code = run_cli(args, out, err);
-        return code == 2 && out.str().empty() ? "" : "run_cli exited " + std::to_string(code) + " for arguments parse_cli rejects";
+        if (code != 2 || !out.str().empty()) return "run_cli exited " + std::to_string(code) + " for arguments parse_cli rejects";
+        for (const ConfigError& e : p.errors)  // what parse_cli found is what the user reads
+            if (err.str().find(en(e.message)) == std::string::npos) return "stderr lacks the message: " + en(e.message);
+        return "";
     }
     return "no replay for target " + target;
 }

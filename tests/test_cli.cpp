@@ -12,6 +12,7 @@
 #include "cli/train_cmd.h"
 #include "core/npy.h"
 #include "core/trace.h"
+#include "text.h"
 
 using namespace lab;
 
@@ -218,4 +219,16 @@ TEST_CASE("attnlab bench refuses a --repeats it would not use as typed") {
         CHECK(err.str().find("[1, 100000]") != std::string::npos);
         CHECK(out.str().empty());
     }
+}
+
+TEST_CASE("parse_cli knows attend: its errors are the ones run_cli prints (fuzz regression attend_unknown_to_parse_cli)") {
+    const CliParse p = parse_cli({"attend", "--checkpoint"});
+    REQUIRE(p.errors.size() == 1);
+    CHECK(p.errors[0].param == "--checkpoint");
+    const CliRun r = run({"attend", "--checkpoint"});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(en(p.errors[0].message)) != std::string::npos);
+    CHECK(parse_cli({"attend"}).errors.at(0).param == "--checkpoint");
+    CHECK(parse_cli({"attend", "--checkpoint", "d", "--text", "x"}).errors.empty());
+    CHECK(parse_cli({"attendx"}).errors.at(0).param == "command");
 }

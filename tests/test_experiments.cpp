@@ -156,9 +156,9 @@ TEST_CASE("heads: only valid h are run") {
 TEST_CASE("masks: causal hides the future, padding hides keys, inverted causal sees only the future") {
     AttentionConfig base;  // B = 2, h = 2, L = 4, fill -inf
     const MaskComparison m = mask_experiment(base);
-    REQUIRE(m.cases.size() == 5);
-    const char* names[] = {"none", "causal", "padding", "custom", "inverted causal"};
-    for (int i = 0; i < 5; ++i) CHECK(m.cases[i].name == names[i]);
+    REQUIRE(m.cases.size() == 7);
+    const char* names[] = {"none", "causal", "padding", "custom", "inverted causal", "sliding window", "prefix-LM"};
+    for (int i = 0; i < 7; ++i) CHECK(m.cases[i].name == names[i]);
     const MaskCase &none = m.cases[0], &causal = m.cases[1], &padding = m.cases[2], &custom = m.cases[3],
                    &inverted = m.cases[4];
     // Same input and weights for every case.
@@ -201,6 +201,27 @@ TEST_CASE("masks: causal hides the future, padding hides keys, inverted causal s
         }
     CHECK_FALSE(m.fully_masked_why.empty());
     CHECK_FALSE(m.inverted_why.empty());
+}
+
+TEST_CASE("masks: the sliding window keeps each query's W most recent keys; a prefix-LM's prefix sees itself both ways") {
+    AttentionConfig base;  // B = 2, h = 2, L = 4: window 2, prefix 2
+    const MaskComparison m = mask_experiment(base);
+    REQUIRE(m.cases.size() == 7);
+    const Tensor& ww = m.cases[5].trace[TensorId::Weights];
+    const Tensor& pw = m.cases[6].trace[TensorId::Weights];
+    CHECK(m.cases[5].trace.config.window == 2);
+    CHECK(m.cases[6].trace.config.prefix == 2);
+    for (int b = 0; b < 2; ++b)
+        for (int head = 0; head < 2; ++head)
+            for (int i = 0; i < 4; ++i)
+                for (int j = 0; j < 4; ++j) {
+                    const bool in_window = j <= i && i - j < 2;  // written from the definition
+                    CHECK((ww.at({b, head, i, j}) > 0.0f) == in_window);
+                    const bool seen = j <= i || (i < 2 && j < 2);
+                    CHECK((pw.at({b, head, i, j}) > 0.0f) == seen);
+                }
+    CHECK(m.cases[5].future_nonzero == 0);
+    CHECK(m.cases[6].future_nonzero == 2 * 2 * 1);  // query 0 sees key 1, in every (b, head)
 }
 
 TEST_CASE("masks: a fully masked row is NaN with -inf and uniform with -1e9") {

@@ -37,6 +37,8 @@ struct Corruption {
 
 void causal(AttentionConfig&) {}
 void padding(AttentionConfig& c) { c.mask = MaskKind::Padding, c.padding_lengths = {4, 2}; }
+void window2(AttentionConfig& c) { c.window = 2; }
+void prefix2(AttentionConfig& c) { c.prefix = 2; }
 
 const std::vector<Corruption>& corruptions() {
     static const std::vector<Corruption> all = {
@@ -53,6 +55,11 @@ const std::vector<Corruption>& corruptions() {
          [](Trace& t) { mut(t, TensorId::Masked).data[1] = 0.0f; }},  // (0, 0, 0, 1): a future key
         {"row without keys", StageId::Mask, "no_fully_masked_rows", "", causal,
          [](Trace& t) { mut(t, TensorId::Mask).data[0] = 0.0f; }},  // query 0 kept only key 0
+        // The bugs a window or prefix invites: one key too many, a prefix key dropped.
+        {"window one too wide", StageId::Mask, "window_prefix_rule", "", window2,
+         [](Trace& t) { mut(t, TensorId::Mask).data[3 * 4 + 1] = 1.0f; }},  // query 3 keeps key 1, 2 behind
+        {"prefix key dropped", StageId::Mask, "window_prefix_rule", "", prefix2,
+         [](Trace& t) { mut(t, TensorId::Mask).data[0 * 4 + 1] = 0.0f; }},  // query 0 loses prefix key 1
         {"row sums 1.1", StageId::Softmax, "rows_sum_to_1", "", causal, [](Trace& t) { mut(t, TensorId::Weights).data[4] += 0.1f; }},
         {"future leaks", StageId::Softmax, "future_is_zero", "", causal, [](Trace& t) { mut(t, TensorId::Weights).data[1] = 1e-7f; }},
         {"padding leaks", StageId::Softmax, "masked_is_zero", "", padding,
@@ -95,11 +102,13 @@ TEST_CASE("every check fails when the tensor it reads is corrupted") {
 TEST_CASE("every check of every kind of run has a corruption that makes it fail; the rest are facts") {
     std::set<std::string> covered;
     for (const Corruption& k : corruptions()) covered.insert(std::string(stage_info(k.stage).key) + "/" + k.id);
-    std::vector<AttentionConfig> configs(5);
+    std::vector<AttentionConfig> configs(7);
     configs[1].mask = MaskKind::Padding, configs[1].padding_lengths = {4, 0};
     configs[2].cross = true, configs[2].kv_len = 6, configs[2].mask = MaskKind::None, configs[2].pe = false;
     configs[3].scale = false, configs[3].bias = false, configs[3].mask_fill = MaskFill::NegBillion;
     configs[4].mask = MaskKind::Custom, configs[4].custom_keep = {1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    configs[5].window = 2, configs[5].prefix = 1;
+    configs[6].mask = MaskKind::Padding, configs[6].padding_lengths = {4, 2}, configs[6].window = 2;
     std::set<std::string> facts;
     for (const AttentionConfig& c : configs) {
         const Trace tr = run_trace(c);

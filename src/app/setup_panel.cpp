@@ -233,6 +233,12 @@ bool draw_mask(LabApp& app, bool changed) {
     }
     if (c.mask == MaskKind::Custom && app.errors.empty() && c.L_q() <= 16 && c.L_kv() <= 16) changed |= draw_custom_grid(app);
     else if (c.mask == MaskKind::Custom) text_wrapped("%s", tr(app, UiStr::ui_setup_custom_too_big));
+    // The masks after the paper compose with the kinds (core/attention.h: masked_by); a knob a
+    // message names stays on screen so it can be set back.
+    if (c.mask != MaskKind::Custom || c.window != 0)
+        changed |= int_knob(app, "window", tr(app, UiStr::ui_knob_window), &c.window, tr(app, UiStr::ui_knob_window_tip));
+    if (c.mask == MaskKind::Causal || c.prefix != 0)
+        changed |= int_knob(app, "prefix", tr(app, UiStr::ui_knob_prefix), &c.prefix, tr(app, UiStr::ui_knob_prefix_tip));
     int fill = static_cast<int>(c.mask_fill);
     changed |= ImGui::RadioButton("-inf", &fill, 0);
     check_item("-inf");

@@ -96,6 +96,11 @@ std::string attend_usage() {
            "  and its summed weight on each noun; --scores adds every head's held-out measurement\n";
 }
 
+std::vector<ConfigError> parse_attend_cli(const std::vector<std::string>& args) {
+    AttendOptions o;
+    return parse(args, &o);
+}
+
 int run_attend_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     AttendOptions o;
     std::vector<ConfigError> errors = parse(args, &o);

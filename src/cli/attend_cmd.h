@@ -9,9 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "core/config.h"
+
 namespace lab {
 
 std::string attend_usage();
+// The flags' errors, each naming its flag (parse_cli reports them for `attnlab attend`).
+std::vector<ConfigError> parse_attend_cli(const std::vector<std::string>& args);
 // Exit code: 0 ok, 1 I/O failure, 2 bad usage, checkpoint or sentence (unknown tokens named).
 int run_attend_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 

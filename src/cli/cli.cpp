@@ -30,8 +30,8 @@ namespace lab {
 std::string cli_usage() {
     return "usage: attnlab trace [--config FILE] [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N]\n"
            "                     [--seed N] [--mask none|causal|padding[:L1,L2,...]|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
-           "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--raw] [--format table|json] [--out DIR]\n"
-           "                     [--print TENSOR [--item B] [--head H]]\n"
+           "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--raw] [--window W] [--prefix P]\n"
+           "                     [--format table|json] [--out DIR] [--print TENSOR [--item B] [--head H]]\n"
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
            "       attnlab train [--task copy|reverse|sort|induction|coref] [...]   (attnlab train --help)\n"
            "       attnlab attend --checkpoint DIR --text SENTENCE [--from TOKEN]   (a coref model reads it)\n"
@@ -292,6 +292,10 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         p.errors = t.errors;
         return p;
     }
+    if (p.options.command == "attend") {  // a coref checkpoint reads a sentence (attend_cmd.h)
+        p.errors = parse_attend_cli(std::vector<std::string>(args.begin() + 1, args.end()));
+        return p;
+    }
     if (p.options.command == "trace" && is_model_trace(args)) {  // a checkpoint's model: model_trace_cmd.h
         p.errors = parse_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end())).errors;
         return p;
@@ -322,6 +326,7 @@ void print_table(const Trace& tr, std::ostream& out) {
     const AttentionConfig& c = tr.config;
     out << (c.raw ? "raw scaled dot-product attention (Q, K, V drawn directly)  d_model=" : "multi-head attention  d_model=") << c.d_model << "  h=" << c.heads << "  d_k=d_v=" << c.d_k()
         << "  B=" << c.batch << "  L_q=" << c.L_q() << "  L_kv=" << c.L_kv() << "  mask=" << mask_kind_name(c.mask)
+        << (c.window ? "  window=" + std::to_string(c.window) : "") << (c.prefix ? "  prefix=" + std::to_string(c.prefix) : "")
         << "  fill=" << mask_fill_name(c.mask_fill) << "  scale=" << (c.scale ? "on" : "off")
         << "  pe=" << (c.pe ? "on" : "off") << "  bias=" << (c.bias ? "on" : "off")
         << "  " << (c.cross ? "cross-attention" : "self-attention") << "  seed=" << c.seed << "\n\n";

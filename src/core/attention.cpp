@@ -156,21 +156,25 @@ std::vector<int> mask_shape(const AttentionConfig& c) {
     return {c.L_q(), c.L_kv()};
 }
 
+MaskedBy masked_by(const AttentionConfig& c, int b, int i, int j) {
+    if (c.mask == MaskKind::Causal && j < c.prefix) return MaskedBy::Kept;  // the prefix, seen both ways
+    switch (c.mask) {
+        case MaskKind::None: break;
+        case MaskKind::Causal: if (j > i) return MaskedBy::Future; break;  // no peeking at later positions
+        case MaskKind::Padding: if (j >= c.padding_lengths[b]) return MaskedBy::Padding; break;
+        case MaskKind::Custom: if (c.custom_keep[static_cast<size_t>(i) * c.L_kv() + j] == 0) return MaskedBy::Custom; break;
+    }
+    const bool too_far = i - j >= c.window || (c.mask != MaskKind::Causal && j - i >= c.window);
+    return c.window > 0 && too_far ? MaskedBy::Window : MaskedBy::Kept;
+}
+
 void build_keep_mask(float* keep, const AttentionConfig& c) {
     const int Lq = c.L_q(), Lkv = c.L_kv();
     const int items = c.mask == MaskKind::Padding ? c.batch : 1;
     for (int b = 0; b < items; ++b)
         for (int i = 0; i < Lq; ++i)
-            for (int j = 0; j < Lkv; ++j) {
-                bool kept = true;
-                switch (c.mask) {
-                    case MaskKind::None: break;
-                    case MaskKind::Causal: kept = j <= i; break;  // no peeking at later positions
-                    case MaskKind::Padding: kept = j < c.padding_lengths[b]; break;
-                    case MaskKind::Custom: kept = c.custom_keep[static_cast<size_t>(i) * Lkv + j] != 0; break;
-                }
-                keep[(static_cast<long>(b) * Lq + i) * Lkv + j] = kept ? 1.0f : 0.0f;
-            }
+            for (int j = 0; j < Lkv; ++j)
+                keep[(static_cast<long>(b) * Lq + i) * Lkv + j] = masked_by(c, b, i, j) == MaskedBy::Kept ? 1.0f : 0.0f;
 }
 
 }  // namespace lab

@@ -62,4 +62,12 @@ void scaled_dot_product_attention(const SdpaOutputsT<double>& out, const double*
 std::vector<int> mask_shape(const AttentionConfig& c);
 void build_keep_mask(float* keep, const AttentionConfig& c);
 
+// The rule that hides key j from query i of batch item b, or Kept. One place for how the
+// masks compose: the prefix of a prefix-LM is seen by every query (it wins); then the
+// mask kind (causal: j after i; padding: j at or past item b's length; custom: its cell);
+// then the sliding window (j at least W positions behind i, or ahead of it when the kind
+// is not causal).
+enum class MaskedBy { Kept, Future, Padding, Custom, Window };
+MaskedBy masked_by(const AttentionConfig& c, int b, int i, int j);
+
 }  // namespace lab

@@ -67,7 +67,7 @@ std::vector<uint8_t> fully_masked(const Trace& tr) {
     for (int b = 0; b < c.batch; ++b)
         for (int i = 0; i < Lq; ++i) {
             const float* keep = mask.ptr() + ((mask.shape.size() == 3 ? b : 0) * static_cast<long>(Lq) + i) * Lkv;
-            bool any = c.mask == MaskKind::None;
+            bool any = !c.masks_keys();
             for (int j = 0; j < Lkv; ++j) any = any || keep[j] != 0.0f;
             for (int h = 0; h < c.heads; ++h) out[(static_cast<size_t>(b) * c.heads + h) * Lq + i] = !any;
         }
@@ -101,7 +101,7 @@ void check_mask_and_scale_grads(const Trace& tr, GradTrace* g) {
     const Tensor& mask = tr[T::Mask];
     const int h = c.heads, Lq = c.L_q(), Lkv = c.L_kv();
     long masked = 0, leaked = 0;
-    for (int b = 0; b < c.batch && c.mask != MaskKind::None; ++b)
+    for (int b = 0; b < c.batch && c.masks_keys(); ++b)
         for (int head = 0; head < h; ++head)
             for (int i = 0; i < Lq; ++i)
                 for (int j = 0; j < Lkv; ++j) {
@@ -171,7 +171,7 @@ void output_and_sdpa_backward(const Trace& tr, GradTrace& g) {
     const Tensor& mask = tr[T::Mask];
     const long block = static_cast<long>(Lq) * Lkv;
     for (long s = 0; s < static_cast<long>(B) * h; ++s) {
-        const float* keep = c.mask == MaskKind::None ? nullptr : mask.ptr() + (mask.shape.size() == 3 ? (s / h) * block : 0);
+        const float* keep = !c.masks_keys() ? nullptr : mask.ptr() + (mask.shape.size() == 3 ? (s / h) * block : 0);
         const SdpaGradsT<float> sg{d_step[0]->ptr() + s * block, d_step[1]->ptr() + s * block,
                                    d_step[2]->ptr() + s * block, d_step[3]->ptr() + s * block};
         const long qo = s * Lq * dk, ko = s * Lkv * dk, vo = s * Lkv * dv;

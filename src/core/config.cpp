@@ -67,6 +67,19 @@ void check_raw(std::vector<ConfigError>& errors, const AttentionConfig& c) {
     if (c.cross) errors.push_back({"cross", Msg(Str::cfg_raw_cross)});
 }
 
+// The window and the prefix compose with the mask kinds (core/attention.h: masked_by): a
+// custom mask already names every cell, and a prefix-LM is a causal mask.
+void check_window(std::vector<ConfigError>& errors, const AttentionConfig& c, const ConfigLimits& limits) {
+    if (c.window < 0 || c.window > limits.max_len)
+        errors.push_back({"window", Msg(Str::cfg_window_range, c.window, limits.max_len)});
+    else if (c.window > 0 && c.mask == MaskKind::Custom)
+        errors.push_back({"window", Msg(Str::cfg_window_custom, c.window)});
+    if (c.prefix < 0 || c.prefix > c.L_kv())
+        errors.push_back({"prefix", Msg(Str::cfg_prefix_range, c.prefix, c.L_kv())});
+    else if (c.prefix > 0 && c.mask != MaskKind::Causal)
+        errors.push_back({"prefix", Msg(Str::cfg_prefix_causal, c.prefix, mask_kind_name(c.mask))});
+}
+
 }  // namespace
 
 std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& limits) {
@@ -100,6 +113,7 @@ std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& 
         if (c.custom_keep.size() != want)
             errors.push_back({"custom_mask", Msg(Str::cfg_custom_cells, c.custom_keep.size(), c.L_q(), c.L_kv(), want)});
     }
+    check_window(errors, c, limits);
     const double bytes = estimate_trace_bytes(c);
     if (bytes > limits.max_trace_bytes)
         errors.push_back({"seq_len", Msg(Str::cfg_trace_too_big, mib(bytes), mib(limits.max_trace_bytes))});

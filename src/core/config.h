@@ -35,11 +35,16 @@ struct AttentionConfig {
     // drawn directly with shapes (B, L_q, d_k), (B, L_kv, d_k), (B, L_kv, d_v); no positional
     // encoding, no projections, one attention. validate() asks for heads=1 and pe, bias, cross off.
     bool raw = false;
+    // Masks after the paper (core/attention.h: masked_by says how they compose). 0 = off.
+    int window = 0;  // sliding window W: a query sees keys fewer than W positions away (causal: behind it)
+    int prefix = 0;  // prefix-LM P (causal only): the first P positions are seen by every query, both ways
 
     int d_k() const { return heads > 0 ? d_model / heads : 0; }
     int d_v() const { return d_k(); }
     int L_q() const { return seq_len; }
     int L_kv() const { return kv_len > 0 ? kv_len : seq_len; }
+    // A mask is applied (masked_fill before the softmax): a mask kind, or a window alone.
+    bool masks_keys() const { return mask != MaskKind::None || window > 0; }
 };
 
 struct ConfigError {

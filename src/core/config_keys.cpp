@@ -76,6 +76,11 @@ KeyTable<C> make_attention_keys() {
         keep_rows<&C::custom_keep>("custom_mask", [](const void* c, int* rows, int* cols) { *rows = as(c).L_q(), *cols = as(c).L_kv(); })
             .hash({"custom"}).messages(Str::url_custom_mismatch, Str::io_custom_shape, Str::cli_syntax_rows)
             .written_when([](const void* c) { return as(c).mask == MaskKind::Custom; }),
+        // Written only when on (0 = off), so every manifest, link and dump without them stays as it was.
+        whole<&C::window>("window", 0, &ConfigLimits::max_len).flag("--window").about(Str::io_what_window)
+            .written_when([](const void* c) { return as(c).window != 0; }),
+        whole<&C::prefix>("prefix", 0, &ConfigLimits::max_len).flag("--prefix").about(Str::io_what_prefix)
+            .written_when([](const void* c) { return as(c).prefix != 0; }),
         choice<&C::mask_fill>("mask_fill", {{"-inf", "inf", int(MaskFill::NegInf), inf},
                                             {"-1e9", "1e9", int(MaskFill::NegBillion), 1e9}})
             .flag("--mask-fill").hash({"fill"}).messages(Str::url_bad_fill, Str::io_bad_mask_fill, Str::cli_expect_fill),

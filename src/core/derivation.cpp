@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
+#include "attention.h"
 #include "config.h"
 
 namespace lab {
@@ -86,9 +88,11 @@ Msg derive_score_cell(const Trace& tr, T name, const Index& idx, const std::stri
     }
     if (name == T::Masked) {
         if (keep_of(tr, b, i, j) != 0.0f) return Msg(Str::chk_der_masked_kept, cell, v);
-        const Msg why = c.mask == MaskKind::Causal    ? Msg(Str::chk_der_why_causal, j, i)
-                        : c.mask == MaskKind::Padding ? Msg(Str::chk_der_why_padding, j, c.padding_lengths[b])
-                                                      : Msg(Str::chk_der_why_custom);
+        const MaskedBy rule = masked_by(c, b, i, j);
+        const Msg why = rule == MaskedBy::Future    ? Msg(Str::chk_der_why_causal, j, i)
+                        : rule == MaskedBy::Padding ? Msg(Str::chk_der_why_padding, j, c.padding_lengths[b])
+                        : rule == MaskedBy::Window  ? Msg(Str::chk_der_why_window, c.window, j, i, std::abs(i - j), c.window)
+                                                    : Msg(Str::chk_der_why_custom);
         return Msg(Str::chk_der_masked, cell, v, format_value(tr[T::Scaled].at({b, h, i, j})), why);
     }
     // weights

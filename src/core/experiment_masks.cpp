@@ -42,6 +42,7 @@ MaskComparison mask_experiment(const AttentionConfig& base) {
     AttentionConfig c = base;
     c.padding_lengths.clear();
     c.custom_keep.clear();
+    c.window = c.prefix = 0;  // each case says its own
     const AttentionInputs in = make_inputs(c);
     const AttentionWeights w = make_weights(c);
     const int Lq = c.L_q(), Lkv = c.L_kv();
@@ -75,6 +76,17 @@ MaskComparison mask_experiment(const AttentionConfig& base) {
     r.cases.push_back(make_case("inverted causal", Msg(Str::exp_mask_inverted_label), Msg(Str::exp_mask_inverted_desc),
                                  c, in, w));
     c.custom_keep.clear();
+
+    // After the paper, on the causal mask: a sliding window (each query sees its W most recent
+    // keys: Longformer, Mistral) and a prefix-LM (the first P positions see each other both ways).
+    c.mask = MaskKind::Causal;
+    c.window = std::max(2, Lq / 2);
+    r.cases.push_back(make_case("sliding window", Msg(Str::exp_mask_window_label), Msg(Str::exp_mask_window_desc, c.window),
+                                c, in, w));
+    c.window = 0, c.prefix = std::max(1, std::min(Lq, Lkv) / 2);
+    r.cases.push_back(make_case("prefix-LM", Msg(Str::exp_mask_prefix_label), Msg(Str::exp_mask_prefix_desc, c.prefix),
+                                c, in, w));
+    c.prefix = 0;
 
     // One batch item with padding length 0: every key of its rows is masked.
     c.mask = MaskKind::Padding;

@@ -131,7 +131,7 @@ Msg elementwise_grad(const GradCell& c) {
     if (c.id == T::Scaled) {
         const Tensor& mask = c.f(T::Mask);
         const float keep = mask.shape.size() == 3 ? mask.at({c.idx[0], c.idx[2], c.idx[3]}) : mask.at({c.idx[2], c.idx[3]});
-        if (cfg.mask != MaskKind::None && keep == 0.0f) return Msg(Str::bwd_der_masked_zero, c.head, c.v);
+        if (cfg.masks_keys() && keep == 0.0f) return Msg(Str::bwd_der_masked_zero, c.head, c.v);
         return Msg(Str::bwd_der_kept, c.head, fv(c.d(T::Masked).data[at]), c.v);
     }
     if (c.id == T::Scores) {

@@ -8,6 +8,7 @@
 #include "invariants.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -142,6 +143,36 @@ void check_scores(Trace& tr) {
         checks(tr, StageId::Scale).push_back(std::move(fact));
 }
 
+// The keep rule restated from the definitions, apart from the masked_by that built the
+// mask: a causal key is seen when it is behind the query within the window, or in the
+// prefix; a padding or unmasked key when it is real and within the window either side.
+bool rule_keeps(const AttentionConfig& c, int b, int i, int j) {
+    const int behind = i - j;
+    const bool in_window = c.window == 0 || (c.mask == MaskKind::Causal ? behind < c.window : std::abs(behind) < c.window);
+    switch (c.mask) {
+        case MaskKind::Causal: return j < c.prefix || (behind >= 0 && in_window);
+        case MaskKind::Padding: return j < c.padding_lengths[b] && in_window;
+        case MaskKind::None: return in_window;
+        case MaskKind::Custom: return c.custom_keep[static_cast<size_t>(i) * c.L_kv() + j] != 0;
+    }
+    return false;
+}
+
+// 6 (window, prefix): the mask keeps exactly the keys the window and the prefix allow.
+void check_window_rule(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    if (c.window == 0 && c.prefix == 0) return;
+    const Tensor& mask = tr[TensorId::Mask];
+    const int items = mask.shape.size() == 3 ? c.batch : 1;
+    long wrong = 0, cells = 0;
+    for (int b = 0; b < items; ++b)
+        for (int i = 0; i < c.L_q(); ++i)
+            for (int j = 0; j < c.L_kv(); ++j, ++cells)
+                wrong += (keep_row(mask, b, i)[j] != 0.0f) != rule_keeps(c, b, i, j);
+    checks(tr, StageId::Mask).push_back({"window_prefix_rule", Msg(Str::chk_window_rule_label, c.window, c.prefix),
+                                         holds(wrong == 0), Msg(Str::chk_window_rule_detail, wrong, cells)});
+}
+
 // 6: the fill went exactly where the mask says; rows that keep no key.
 void check_mask(Trace& tr) {
     const AttentionConfig& c = tr.config;
@@ -189,7 +220,7 @@ void check_softmax(Trace& tr) {
     Msg rows_detail(Str::chk_rows_sum_detail, worst, rows);
     if (tr.fully_masked_rows) rows_detail.then(Msg(Str::chk_rows_left_out, tr.fully_masked_rows));
     checks(tr, StageId::Softmax).push_back({"rows_sum_to_1", Str::chk_rows_sum_label, holds(worst <= 1e-5), rows_detail});
-    const bool causal = c.mask == MaskKind::Causal;
+    const bool causal = c.mask == MaskKind::Causal && c.window == 0 && c.prefix == 0;  // only the future is masked
     checks(tr, StageId::Softmax).push_back({causal ? "future_is_zero" : "masked_is_zero",
                                             causal ? Str::chk_future_zero_label : Str::chk_masked_zero_label,
                                             holds(leaked == 0), Msg(Str::chk_leaked_detail, leaked)});
@@ -234,6 +265,7 @@ void check_invariants(Trace& tr) {
     check_inputs_and_heads(tr);
     check_scores(tr);
     check_mask(tr);
+    check_window_rule(tr);
     check_softmax(tr);
     check_outputs(tr);
 }

@@ -274,7 +274,7 @@ void attention_block(Pass& p, const AttentionBlock& at, const float* k_t, const 
     else std::copy(sc, sc + n, scl);
     p.timed(StageId::Scale);
     const Tensor& mask = tr[TensorId::Mask];
-    const bool use_mask = p.c.mask != MaskKind::None;
+    const bool use_mask = p.c.masks_keys();
     const long item = mask.shape.size() == 3 ? at.slice / p.h : 0;
     const float* keep = use_mask ? mask.ptr() + item * block + static_cast<long>(at.row0) * p.Lkv : nullptr;
     masked_fill(msk, scl, keep, at.rows, p.Lkv, mask_fill_value(p.c.mask_fill));
@@ -294,7 +294,7 @@ void attention_stages(Pass& p) {
     for (TensorId id : {TensorId::Masked, TensorId::Weights})
         p.output(id, {p.B, p.h, p.Lq, p.Lkv}, score_dims);
     p.output(TensorId::Context, {p.B, p.h, p.Lq, p.dv}, {"B", "h", "L_q", "d_v"});
-    const std::vector<int> kept_end = p.c.mask != MaskKind::None ? kept_ends(mask) : std::vector<int>{};
+    const std::vector<int> kept_end = p.c.masks_keys() ? kept_ends(mask) : std::vector<int>{};
     std::vector<int> weights_end(static_cast<size_t>(p.Lq));
     thread_local std::vector<float> k_t;  // kept between passes: a scratch buffer made and freed
     k_t.resize(static_cast<size_t>(p.dk) * p.Lkv);  // among the tensors' would split the heap's free chunks

@@ -94,7 +94,7 @@ std::string export_file_name(const AttentionConfig& c, const std::string& what, 
     std::string name = "attn_d" + std::to_string(c.d_model) + "_h" + std::to_string(c.heads) + "_L" + std::to_string(c.L_q());
     if (c.L_kv() != c.L_q()) name += "x" + std::to_string(c.L_kv());
     name += "_B" + std::to_string(c.batch) + "_" + mask_kind_name(c.mask);
-    if (c.mask != MaskKind::None && c.mask_fill == MaskFill::NegBillion) name += "1e9";
+    if (c.masks_keys() && c.mask_fill == MaskFill::NegBillion) name += "1e9";
     if (c.cross) name += "_cross";
     if (!c.scale) name += "_noscale";
     if (!c.pe) name += "_nope";

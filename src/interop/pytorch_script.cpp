@@ -92,8 +92,8 @@ std::string keep_rows_text(const AttentionConfig& c) {
 
 // The template's "#@if" flags for this configuration.
 bool flag(const AttentionConfig& c, const Regenerable& regen, const std::string& name) {
-    const bool inf = c.mask_fill == MaskFill::NegInf, none = c.mask == MaskKind::None;
-    const bool padding = c.mask == MaskKind::Padding, shared = c.mask == MaskKind::Causal || c.mask == MaskKind::Custom;
+    const bool inf = c.mask_fill == MaskFill::NegInf, none = !c.masks_keys();
+    const bool padding = c.mask == MaskKind::Padding, shared = c.masks_keys() && !padding;
     if (name == "regen_inputs") return regen.inputs;
     if (name == "regen_weights") return regen.weights;
     if (name == "regen_biases") return regen.biases;
@@ -102,12 +102,17 @@ bool flag(const AttentionConfig& c, const Regenerable& regen, const std::string&
     if (name == "bias") return c.bias;
     if (name == "cross") return c.cross;
     if (name == "raw") return c.raw;
-    if (name == "mask_none") return none;
+    if (name == "mask_none") return c.mask == MaskKind::None;  // the keep matrix starts as ones
+    if (name == "no_mask") return none;                         // ... and nothing masks it (no window)
+    if (name == "window") return c.window > 0;
+    if (name == "window_causal") return c.mask == MaskKind::Causal;
+    if (name == "prefix") return c.prefix > 0;
     if (name == "mask_causal") return c.mask == MaskKind::Causal;
     if (name == "mask_padding") return padding;
     if (name == "mask_custom") return c.mask == MaskKind::Custom;
     if (name == "mask_shared") return shared;          // one (L_q, L_kv) mask for every item
     if (name == "inf_padding") return inf && padding;  // MHA's key_padding_mask
+    if (name == "inf_padding_window") return inf && padding && c.window > 0;  // ... and the window as attn_mask
     if (name == "inf_shared") return inf && shared;    // MHA's boolean attn_mask
     if (name == "masked_1e9") return !inf && !none;    // MHA's float attn_mask
     return false;
@@ -132,7 +137,8 @@ std::string value(const Trace& tr, const std::string& name) {
     const std::pair<const char*, std::string> simple[] = {
         {"B", std::to_string(c.batch)},  {"L_q", std::to_string(c.L_q())},    {"L_kv", std::to_string(c.L_kv())},
         {"h", std::to_string(c.heads)},  {"d_model", std::to_string(c.d_model)}, {"d_k", std::to_string(c.d_k())},
-        {"seed", std::to_string(c.seed)}, {"mask", mask_kind_name(c.mask)},   {"fill", mask_fill_name(c.mask_fill)},
+        {"seed", std::to_string(c.seed)}, {"mask", mask_kind_name(c.mask)}, {"window", std::to_string(c.window)},
+        {"prefix", std::to_string(c.prefix)},   {"fill", mask_fill_name(c.mask_fill)},
         {"scale", c.scale ? "on" : "off"}, {"pe", c.pe ? "on" : "off"},       {"bias", c.bias ? "on" : "off"},
     };
     for (const auto& [key, text] : simple)

@@ -35,6 +35,12 @@
 #@else
 #   mask={{mask}}  fill={{fill}}  scale={{scale}}  pe={{pe}}  bias={{bias}}  self-attention
 #@end
+#@if window
+#   window={{window}}: a query sees only the keys fewer than {{window}} positions away
+#@end
+#@if prefix
+#   prefix={{prefix}}: a prefix-LM, the first {{prefix}} positions seen by every query
+#@end
 # Conventions: weights are stored (d_in, d_out) as in the lab, so Q = query_in @ w_q + b_q;
 # torch's Linear layout (d_out, d_in) is their transpose, w_q.T.
 
@@ -290,6 +296,20 @@ keep = (torch.arange(L_kv)[None, None, :] < lengths[:, None, None]).float().expa
 keep = torch.tensor([
 {{keep_rows}}], dtype=torch.float32)
 #@end
+#@if window
+#@if window_causal
+# sliding window {{window}}: query i also drops the keys {{window}} or more positions behind it
+window_keep = ((torch.arange(L_q)[:, None] - torch.arange(L_kv)[None, :]) < {{window}}).float()
+#@else
+# sliding window {{window}}: query i also drops the keys {{window}} or more positions away, either side
+window_keep = ((torch.arange(L_q)[:, None] - torch.arange(L_kv)[None, :]).abs() < {{window}}).float()
+#@end
+keep = keep * window_keep  # (L_q, L_kv); broadcasts over a padding mask's batch items
+#@end
+#@if prefix
+# prefix-LM: the first {{prefix}} keys are seen by every query (the prefix sees itself both ways)
+keep = torch.maximum(keep, (torch.arange(L_kv)[None, :] < {{prefix}}).float().expand(L_q, L_kv))
+#@end
 
 # the lab's attention weights, (B, h, L_q, L_kv)
 lab_weights = tensor([
@@ -318,7 +338,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
     return output, attn_weights
 
 
-#@if mask_none
+#@if no_mask
 output, weights = scaled_dot_product_attention(Q, K, V)
 #@else
 output, weights = scaled_dot_product_attention(Q, K, V, keep)
@@ -327,7 +347,7 @@ print("scores:", weights.shape, "  # (B, L_q, L_kv)")
 print("output:", output.shape, "  # (B, L_q, d_v)")
 print("row sums of the weights:", weights.sum(dim=-1))
 #@if scale
-#@if mask_none
+#@if no_mask
 # ---- 2. PyTorch's own function, where this torch has it (2.0 and later)
 if hasattr(F, "scaled_dot_product_attention"):
     sdpa = F.scaled_dot_product_attention(Q, K, V)
@@ -360,12 +380,15 @@ print("scores:", scores.shape, "  # (B, h, L_q, L_kv)")
 #@if scale
 # ---- 2. PyTorch's own multi-head attention on the same numbers
 # MHA is sequence-first, (L, B, d_model), and takes Linear-layout weights (d_out, d_in) = w.T.
-#@if mask_none
+#@if no_mask
 attn_mask = key_padding_mask = None  # no mask
 #@end
 #@if inf_padding
 attn_mask = None
 key_padding_mask = torch.arange(L_kv)[None, :] >= lengths[:, None]  # (B, L_kv) bool, True = padding key
+#@if inf_padding_window
+attn_mask = window_keep == 0  # the window, (L_q, L_kv) bool, True = masked; MHA joins it with the padding
+#@end
 #@end
 #@if inf_shared
 key_padding_mask = None
@@ -390,7 +413,7 @@ print("weights:", weights.shape, "  # (B, h, L_q, L_kv), per head")
 print("output:", output.shape, "  # (B, L_q, d_model)")
 #@else
 # ---- 2. the remaining steps written out (scaling is off: no / math.sqrt(d_k))
-#@if mask_none
+#@if no_mask
 masked = scores  # no mask
 #@end
 #@if mask_padding

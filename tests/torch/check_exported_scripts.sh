@@ -30,6 +30,11 @@ configs=(
   "--d-model 512 --heads 8 --seq-len 10 --cross --kv-len 7 --no-bias --mask none"  # Paper base, cross, no biases
   "--raw --d-model 64 --heads 1 --mask none --no-pe --no-bias"       # raw SDPA: tutorial 000's (2, 4, 64) Q, K, V
   "--raw --heads 1 --no-pe --no-bias --mask causal --mask-fill 1e9"  # raw SDPA with a mask
+  "--seq-len 7 --window 3 --prefix 2"                                # after the paper: sliding window + prefix-LM (MHA)
+  "--seq-len 6 --mask padding:6,2 --window 2"                        # window with padding, -inf: a row left no key (NaN)
+  "--seq-len 6 --mask none --window 2 --mask-fill 1e9"               # a window alone, both sides, as MHA's float mask
+  "--seq-len 5 --no-scale --window 2 --prefix 1"                     # the explicit path (no scaling) with both
+  "--raw --heads 1 --no-pe --no-bias --seq-len 6 --mask none --window 3"  # raw SDPA with a window alone
 )
 
 total=0
