@@ -78,24 +78,27 @@ void labelled_bar(float share, const char* label, ImU32 colour, float width) {
     text(label);
 }
 
-// Cards side by side (heads, masks, attention kinds), each a framed child of `height`. On a
-// phone, or where a card would get under 11 characters of width, they stack without frames
-// instead: a card's own scroll inside the panel's would trap a finger's drag, and a narrow
-// card breaks its words.
+// Cards side by side (heads, masks, attention kinds), each a framed child of `height`, in
+// rows of even length when one row would make a card narrower than 11 characters (seven
+// masks: 4 + 3). On a phone, or where not even two fit, they stack without frames instead:
+// a card's own scroll inside the panel's would trap a finger's drag, and a narrow card
+// breaks its words.
 template <class DrawCard>
 void draw_cards(const LabApp& app, size_t n, int id_base, float height, const DrawCard& draw_card) {
     const float avail_w = ImGui::GetContentRegionAvail().x;
-    const float gap = ImGui::GetStyle().ItemSpacing.x;
-    const float col_w = (avail_w - gap * (n - 1)) / n;
-    if (app.narrow.on || col_w < ImGui::GetFontSize() * 11) {
+    const float gap = ImGui::GetStyle().ItemSpacing.x, min_w = ImGui::GetFontSize() * 11;
+    const size_t fit = static_cast<size_t>(std::max(0.0f, (avail_w + gap) / (min_w + gap)));
+    if (app.narrow.on || n == 0 || fit < std::min<size_t>(n, 2)) {
         for (size_t i = 0; i < n; ++i) {
             if (i) ImGui::Separator();
             draw_card(i);
         }
         return;
     }
+    const size_t rows = (n + fit - 1) / fit, per_row = (n + rows - 1) / rows;
+    const float col_w = (avail_w - gap * (per_row - 1)) / per_row;
     for (size_t i = 0; i < n; ++i) {
-        if (i) ImGui::SameLine(0, gap);
+        if (i % per_row) ImGui::SameLine(0, gap);
         ImGui::BeginChild(id_base + static_cast<int>(i), ImVec2(col_w, height), true);
         draw_card(i);
         ImGui::EndChild();
