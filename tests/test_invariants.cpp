@@ -39,6 +39,7 @@ void causal(AttentionConfig&) {}
 void padding(AttentionConfig& c) { c.mask = MaskKind::Padding, c.padding_lengths = {4, 2}; }
 void window2(AttentionConfig& c) { c.window = 2; }
 void prefix2(AttentionConfig& c) { c.prefix = 2; }
+void flash2(AttentionConfig& c) { c.flash_tile = {2, 2}; }
 
 const std::vector<Corruption>& corruptions() {
     static const std::vector<Corruption> all = {
@@ -69,6 +70,12 @@ const std::vector<Corruption>& corruptions() {
              Tensor& w = mut(t, TensorId::Weights);
              w.data[w.offset({0, 0, 3, 0})] -= 0.5f, w.data[w.offset({0, 0, 3, 1})] += 0.5f;
          }},
+        // The online softmax: an output that drifts from the naive one, a running sum not rescaled.
+        {"flash output off", StageId::Context, "flash_equals_naive", "", flash2, [](Trace& t) { t.flash.out[3] += 0.01f; }},
+        {"flash sum not rescaled", StageId::Context, "flash_rescaling_identity", "", flash2,
+         [](Trace& t) { t.flash.tiles[1].l[1] *= 1.01f; }},
+        {"flash max stale", StageId::Context, "flash_rescaling_identity", "", flash2,
+         [](Trace& t) { t.flash.tiles[1].m[1] -= 0.5f; }},
         {"context NaN", StageId::Context, "finite", "", causal, [](Trace& t) { mut(t, TensorId::Context).data[0] = kNan; }},
         {"concat moved", StageId::Concat, "concat_inverts_split", "", causal, [](Trace& t) { mut(t, TensorId::Concat).data[6] += 1; }},
         {"output NaN", StageId::Output, "finite", "", causal, [](Trace& t) { mut(t, TensorId::Output).data[9] = kNan; }},
@@ -102,13 +109,14 @@ TEST_CASE("every check fails when the tensor it reads is corrupted") {
 TEST_CASE("every check of every kind of run has a corruption that makes it fail; the rest are facts") {
     std::set<std::string> covered;
     for (const Corruption& k : corruptions()) covered.insert(std::string(stage_info(k.stage).key) + "/" + k.id);
-    std::vector<AttentionConfig> configs(7);
+    std::vector<AttentionConfig> configs(8);
     configs[1].mask = MaskKind::Padding, configs[1].padding_lengths = {4, 0};
     configs[2].cross = true, configs[2].kv_len = 6, configs[2].mask = MaskKind::None, configs[2].pe = false;
     configs[3].scale = false, configs[3].bias = false, configs[3].mask_fill = MaskFill::NegBillion;
     configs[4].mask = MaskKind::Custom, configs[4].custom_keep = {1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
     configs[5].window = 2, configs[5].prefix = 1;
     configs[6].mask = MaskKind::Padding, configs[6].padding_lengths = {4, 2}, configs[6].window = 2;
+    configs[7].flash_tile = {3, 2};
     std::set<std::string> facts;
     for (const AttentionConfig& c : configs) {
         const Trace tr = run_trace(c);

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <ostream>
@@ -31,7 +32,7 @@ std::string cli_usage() {
     return "usage: attnlab trace [--config FILE] [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N]\n"
            "                     [--seed N] [--mask none|causal|padding[:L1,L2,...]|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
            "                     [--no-scale] [--no-pe] [--no-bias] [--cross] [--raw] [--window W] [--prefix P]\n"
-           "                     [--format table|json] [--out DIR] [--print TENSOR [--item B] [--head H]]\n"
+           "                     [--flash-tile R,C] [--format table|json] [--out DIR] [--print TENSOR [--item B] [--head H]]\n"
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
            "       attnlab train [--task copy|reverse|sort|induction|coref] [...]   (attnlab train --help)\n"
            "       attnlab attend --checkpoint DIR --text SENTENCE [--from TOKEN]   (a coref model reads it)\n"
@@ -174,7 +175,9 @@ bool KeyFlags::read(const std::vector<std::string>& args, size_t* i, void* c, st
         if (*i + 1 >= args.size()) return errors->push_back({flag, Msg(Str::cli_needs_value, flag)}), true;
         const std::string& v = args[++*i];
         if (k.type == KeyType::Choice) read_choice(k, flag, v, c, errors);
-        else if (k.type == KeyType::Text) {
+        else if (k.type == KeyType::WholeList) {  // "--flash-tile 2,2"
+            if (!read_list(k, v, c)) errors->push_back({flag, Msg(Str::cli_bad_detail, flag, shown(v), k.cli_expect)});
+        } else if (k.type == KeyType::Text) {
             if (!k.parse_text(c, v)) errors->push_back({flag, Msg(Str::cli_not_one_of, flag, shown(v), k.cli_expect)});
         } else read_number(k, flag, v, c, errors);
         return true;
@@ -322,6 +325,40 @@ std::string pad(std::string s, size_t width) {
 
 std::string english(const Msg& m) { return render(m, Lang::En); }
 
+std::string fixed(double v, int digits = 4) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+// --flash-tile: the walk of item 0, head 0's first query tile, key tile by key tile (the
+// running max, sum and rescale of each row), the naive row's max and sum beside, and the
+// bytes an HBM would move.
+void print_flash(const Trace& tr, std::ostream& out) {
+    const FlashRecord& f = tr.flash;
+    const AttentionConfig& c = tr.config;
+    out << "\nonline softmax, tile by tile (FlashAttention-2's loop order): B_r=" << f.Br << " query rows, B_c=" << f.Bc
+        << " keys per tile; item 0, head 0, query rows 0.." << std::min(f.Br, c.L_q()) - 1 << "\n";
+    out << pad("  keys", 12) << pad("row", 5) << pad("m (running max)", 18) << pad("l (running sum)", 18) << "rescale e^(m_old - m_new)\n";
+    const float* s = tr[TensorId::Masked].ptr();
+    for (const FlashTile& t : f.tiles) {
+        if (t.slice != 0 || t.row0 != 0) break;
+        for (int r = 0; r < t.rows; ++r)
+            out << pad(r ? "" : "  " + std::to_string(t.col0) + ".." + std::to_string(t.col0 + t.cols - 1), 12)
+                << pad(std::to_string(r), 5) << pad(fixed(t.m[r]), 18) << pad(fixed(t.l[r]), 18) << fixed(t.rescale[r]) << "\n";
+    }
+    for (int r = 0; r < std::min(f.Br, c.L_q()); ++r) {  // the naive softmax's max and sum over the whole row
+        float m = -INFINITY;
+        double l = 0;
+        for (int j = 0; j < c.L_kv(); ++j) m = std::fmax(m, s[static_cast<long>(r) * c.L_kv() + j]);
+        for (int j = 0; j < c.L_kv(); ++j) l += m == -INFINITY ? 0.0 : std::exp(s[static_cast<long>(r) * c.L_kv() + j] - m);
+        out << pad(r ? "" : "  naive", 12) << pad(std::to_string(r), 5) << pad(fixed(m), 18) << fixed(l) << "\n";
+    }
+    const FlashBytes b = flash_bytes(c);
+    out << "HBM bytes (float32, all items and heads): naive " << static_cast<long long>(b.naive) << " (S and P written and read), tiled "
+        << static_cast<long long>(b.tiled) << " (K, V read once per query tile): " << fixed(b.naive / b.tiled, 2) << "x fewer\n";
+}
+
 void print_table(const Trace& tr, std::ostream& out) {
     const AttentionConfig& c = tr.config;
     out << (c.raw ? "raw scaled dot-product attention (Q, K, V drawn directly)  d_model=" : "multi-head attention  d_model=") << c.d_model << "  h=" << c.heads << "  d_k=d_v=" << c.d_k()
@@ -354,6 +391,7 @@ void print_table(const Trace& tr, std::ostream& out) {
     out << pass << " of " << checks << " invariants hold";
     if (counted[2]) out << " (" << counted[2] << " show NaN from fully-masked rows)";
     out << "; " << counted[3] << " facts are not checks\n";
+    if (tr.flash.on()) print_flash(tr, out);
 }
 
 void print_json(const Trace& tr, std::ostream& out) {

@@ -1,6 +1,8 @@
 // config.cpp — Attention Lab core: configuration validation.
 #include "config.h"
 
+#include "flash_attention.h"
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -26,7 +28,7 @@ double estimate_trace_bytes(const AttentionConfig& c) {
     const double activations = B * Lq * d * 8 + B * Lkv * d * 8;  // inputs, projections, heads, context, concat, output
     const double weights = 4 * d * d + 4 * d + (Lq > Lkv ? Lq : Lkv) * d;  // W, b, PE
     const double score_like = 4 * B * h * Lq * Lkv + B * Lq * Lkv;         // scores, scaled, masked, weights, mask
-    return 4.0 * (activations + weights + score_like);
+    return 4.0 * (activations + weights + score_like) + flash_record_bytes(c);
 }
 
 namespace {
@@ -80,6 +82,16 @@ void check_window(std::vector<ConfigError>& errors, const AttentionConfig& c, co
         errors.push_back({"prefix", Msg(Str::cfg_prefix_causal, c.prefix, mask_kind_name(c.mask))});
 }
 
+// FlashAttention's tiles: a query tile of B_r rows and a key tile of B_c keys, each at least 1
+// and at most the length it cuts.
+void check_flash_tile(std::vector<ConfigError>& errors, const AttentionConfig& c) {
+    const std::vector<int>& t = c.flash_tile;
+    if (t.empty()) return;
+    if (t.size() != 2) errors.push_back({"flash_tile", Msg(Str::cfg_flash_tile_count, t.size())});
+    else if (t[0] < 1 || t[0] > c.L_q() || t[1] < 1 || t[1] > c.L_kv())
+        errors.push_back({"flash_tile", Msg(Str::cfg_flash_tile_range, t[0], t[1], c.L_q(), c.L_kv())});
+}
+
 }  // namespace
 
 std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& limits) {
@@ -114,6 +126,7 @@ std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& 
             errors.push_back({"custom_mask", Msg(Str::cfg_custom_cells, c.custom_keep.size(), c.L_q(), c.L_kv(), want)});
     }
     check_window(errors, c, limits);
+    check_flash_tile(errors, c);
     const double bytes = estimate_trace_bytes(c);
     if (bytes > limits.max_trace_bytes)
         errors.push_back({"seq_len", Msg(Str::cfg_trace_too_big, mib(bytes), mib(limits.max_trace_bytes))});

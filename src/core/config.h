@@ -38,6 +38,9 @@ struct AttentionConfig {
     // Masks after the paper (core/attention.h: masked_by says how they compose). 0 = off.
     int window = 0;  // sliding window W: a query sees keys fewer than W positions away (causal: behind it)
     int prefix = 0;  // prefix-LM P (causal only): the first P positions are seen by every query, both ways
+    // FlashAttention's tiles {B_r, B_c}: the context also computed by the online softmax, tile
+    // by tile (core/flash_attention.h), and checked against the naive one. Empty = off.
+    std::vector<int> flash_tile;
 
     int d_k() const { return heads > 0 ? d_model / heads : 0; }
     int d_v() const { return d_k(); }

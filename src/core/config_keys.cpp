@@ -81,6 +81,9 @@ KeyTable<C> make_attention_keys() {
             .written_when([](const void* c) { return as(c).window != 0; }),
         whole<&C::prefix>("prefix", 0, &ConfigLimits::max_len).flag("--prefix").about(Str::io_what_prefix)
             .written_when([](const void* c) { return as(c).prefix != 0; }),
+        whole_list<&C::flash_tile>("flash_tile", 0, &ConfigLimits::max_len).flag("--flash-tile")
+            .messages(Str::url_bad_flash_tile, Str::io_bad_flash_tile, Str::cli_syntax_flash_tile)
+            .written_when([](const void* c) { return !as(c).flash_tile.empty(); }),
         choice<&C::mask_fill>("mask_fill", {{"-inf", "inf", int(MaskFill::NegInf), inf},
                                             {"-1e9", "1e9", int(MaskFill::NegBillion), 1e9}})
             .flag("--mask-fill").hash({"fill"}).messages(Str::url_bad_fill, Str::io_bad_mask_fill, Str::cli_expect_fill),

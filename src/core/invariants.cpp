@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "flash_attention.h"
 #include "scans.h"
 #include "score_stats.h"
 #include "trace.h"
@@ -247,6 +248,42 @@ void check_outputs(Trace& tr) {
     checks(tr, StageId::Output).push_back(finite_check(tr[TensorId::Output], &mask, nan_fill, 1));
 }
 
+// 8 (flash_tile): the online softmax's O / l equals the naive weights · V, NaN where it is
+// NaN; and at every tile l and O are what the keys seen so far give (the rescaling identity).
+// The bound: float32 sums of L_kv terms taken in another order, a few ulps per term.
+void check_flash(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    const FlashRecord& f = tr.flash;
+    if (!f.on()) return;
+    const Tensor& context = tr[TensorId::Context];
+    const Tensor& v = tr[TensorId::VHeads];
+    float v_max = 0;
+    for (float x : v.data) v_max = std::fmax(v_max, std::fabs(x));
+    const double bound = 4.0 * 1.1920929e-7 * (c.L_kv() + 4) * (1.0 + v_max);
+    double worst = 0;
+    long wrong_nan = 0;
+    for (size_t e = 0; e < context.data.size() && e < f.out.size(); ++e) {
+        const float a = f.out[e], b = context.data[e];
+        if (std::isnan(a) || std::isnan(b)) wrong_nan += std::isnan(a) != std::isnan(b);
+        else worst = std::fmax(worst, std::fabs(double(a) - b));
+    }
+    const bool same_size = f.out.size() == context.data.size();
+    checks(tr, StageId::Context).push_back({"flash_equals_naive", Msg(Str::chk_flash_equal_label, f.Br, f.Bc),
+                                            holds(same_size && wrong_nan == 0 && worst <= bound),
+                                            Msg(Str::chk_flash_equal_detail, worst, bound, wrong_nan)});
+    double identity = 0;
+    bool max_exact = true;
+    for (const FlashTile& t : f.tiles) {
+        const double e = flash_identity_error(t, tr[TensorId::Masked].ptr(), v.ptr(), c.L_q(), c.L_kv(), c.d_v());
+        if (e < 0) max_exact = false;
+        else identity = std::fmax(identity, e);
+    }
+    checks(tr, StageId::Context).push_back({"flash_rescaling_identity", Str::chk_flash_identity_label,
+                                            holds(max_exact && identity <= 1e-5),
+                                            Msg(Str::chk_flash_identity_detail, f.tiles.size(), identity,
+                                                max_exact ? Str::chk_flash_max_exact : Str::chk_flash_max_wrong)});
+}
+
 // Rows whose keys are all masked: the one place NaN (with -inf) is expected.
 int count_fully_masked_rows(const Trace& tr) {
     const AttentionConfig& c = tr.config;
@@ -268,6 +305,7 @@ void check_invariants(Trace& tr) {
     check_window_rule(tr);
     check_softmax(tr);
     check_outputs(tr);
+    check_flash(tr);
 }
 
 }  // namespace lab

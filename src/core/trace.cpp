@@ -478,6 +478,10 @@ void run_trace(Trace& tr, const AttentionConfig& c, const AttentionInputs& in, c
             output_stages(p, w);
         }
     }  // the previous trace's unused tensors are freed here
+    tr.flash = FlashRecord{};
+    if (c.flash_tile.size() == 2)
+        flash_forward(&tr.flash, tr[TensorId::Masked].ptr(), tr[TensorId::VHeads].ptr(), c.batch * c.heads, c.L_q(), c.L_kv(),
+                      c.d_v(), c.flash_tile[0], c.flash_tile[1]);
     const auto t0 = std::chrono::steady_clock::now();
     check_invariants(tr);
     tr.checks_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

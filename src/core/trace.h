@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config.h"
+#include "flash_attention.h"
 #include "message.h"
 #include "stages.h"
 #include "tensor.h"
@@ -99,6 +100,7 @@ struct Trace {
     double stage_ms[kStageCount] = {};  // measured compute time per stage (this build, this run)
     double checks_ms = 0;               // time spent on the invariant checks
     int slot[kTensorCount];             // index into tensors, -1 when absent
+    FlashRecord flash;                  // the online softmax tile by tile, with config.flash_tile (else off)
 
     Trace() { std::fill(slot, slot + kTensorCount, -1); }
     // The tensor, or null when the trace has none (pe with positional encoding off).

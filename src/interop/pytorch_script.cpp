@@ -107,6 +107,7 @@ bool flag(const AttentionConfig& c, const Regenerable& regen, const std::string&
     if (name == "window") return c.window > 0;
     if (name == "window_causal") return c.mask == MaskKind::Causal;
     if (name == "prefix") return c.prefix > 0;
+    if (name == "flash") return c.flash_tile.size() == 2;
     if (name == "mask_causal") return c.mask == MaskKind::Causal;
     if (name == "mask_padding") return padding;
     if (name == "mask_custom") return c.mask == MaskKind::Custom;
@@ -138,7 +139,9 @@ std::string value(const Trace& tr, const std::string& name) {
         {"B", std::to_string(c.batch)},  {"L_q", std::to_string(c.L_q())},    {"L_kv", std::to_string(c.L_kv())},
         {"h", std::to_string(c.heads)},  {"d_model", std::to_string(c.d_model)}, {"d_k", std::to_string(c.d_k())},
         {"seed", std::to_string(c.seed)}, {"mask", mask_kind_name(c.mask)}, {"window", std::to_string(c.window)},
-        {"prefix", std::to_string(c.prefix)},   {"fill", mask_fill_name(c.mask_fill)},
+        {"prefix", std::to_string(c.prefix)},
+        {"flash_rows", c.flash_tile.size() == 2 ? std::to_string(c.flash_tile[0]) : ""},
+        {"flash_cols", c.flash_tile.size() == 2 ? std::to_string(c.flash_tile[1]) : ""},   {"fill", mask_fill_name(c.mask_fill)},
         {"scale", c.scale ? "on" : "off"}, {"pe", c.pe ? "on" : "off"},       {"bias", c.bias ? "on" : "off"},
     };
     for (const auto& [key, text] : simple)

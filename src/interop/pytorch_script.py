@@ -431,6 +431,42 @@ print("concat:", concat.shape, "  # (B, L_q, h*d_v)")
 output = concat @ w_o + b_o
 print("output:", output.shape, "  # (B, L_q, d_model)")
 #@end
+#@if flash
+# ---- 2b. FlashAttention's online softmax on the same scores, in plain ops: query tiles of
+# B_r={{flash_rows}} rows, key tiles of B_c={{flash_cols}} keys; per row the running max m, the running sum l
+# and the output o (not yet divided by l), rescaled by e^(m_old - m_new) when a tile raises the max
+s = scores
+#@if scale
+s = s / math.sqrt(d_k)
+#@end
+#@if mask_padding
+s = s.masked_fill(keep[:, None] == 0, {{fill}})
+#@end
+#@if mask_shared
+s = s.masked_fill(keep == 0, {{fill}})
+#@end
+flash = torch.empty(B, h, L_q, d_v)
+for r0 in range(0, L_q, {{flash_rows}}):
+    r1 = min(r0 + {{flash_rows}}, L_q)
+    m = torch.full((B, h, r1 - r0, 1), -math.inf)
+    l = torch.zeros(B, h, r1 - r0, 1)
+    o = torch.zeros(B, h, r1 - r0, d_v)
+    for c0 in range(0, L_kv, {{flash_cols}}):
+        tile = s[:, :, r0:r1, c0:c0 + {{flash_cols}}]
+        m_new = torch.maximum(m, tile.amax(dim=-1, keepdim=True))
+        shift = torch.where(m_new == -math.inf, torch.zeros_like(m_new), m_new)  # nothing kept yet: add e^-inf = 0
+        rescale = torch.exp(m - shift)
+        p = torch.exp(tile - shift)
+        l = l * rescale + p.sum(dim=-1, keepdim=True)
+        o = o * rescale + p @ v_heads[:, :, c0:c0 + {{flash_cols}}]
+        m = m_new
+    flash[:, :, r0:r1] = o / l  # 0 / 0 = NaN for a row whose keys are all masked, as softmax gives
+naive_context = weights @ v_heads
+print("online softmax, tile by tile, vs softmax(S) V: max |diff| %.3g" % max_abs_diff(flash, naive_context))
+if not agrees(flash, naive_context):
+    print("PyTorch's online softmax DISAGREES with its own softmax(S) V")
+    sys.exit(1)
+#@end
 #@end
 
 # ---- 3. compare with the lab

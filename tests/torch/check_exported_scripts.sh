@@ -35,6 +35,9 @@ configs=(
   "--seq-len 6 --mask none --window 2 --mask-fill 1e9"               # a window alone, both sides, as MHA's float mask
   "--seq-len 5 --no-scale --window 2 --prefix 1"                     # the explicit path (no scaling) with both
   "--raw --heads 1 --no-pe --no-bias --seq-len 6 --mask none --window 3"  # raw SDPA with a window alone
+  "--seq-len 7 --flash-tile 3,2"                                     # FlashAttention's tiles (not dividing L) in plain torch
+  "--seq-len 6 --mask padding:6,0 --flash-tile 2,4"                  # tiles over a NaN row (-inf, an empty item)
+  "--no-scale --mask-fill 1e9 --mask none --window 2 --flash-tile 1,1"  # the explicit path, one key per tile
 )
 
 total=0
