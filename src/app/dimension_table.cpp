@@ -68,6 +68,16 @@ void draw_dimension_table(LabApp& app, const PanelRect& r) {
         } else {
             app.cost_tab_open = false;
         }
+        if (app.trace.flash.on()) {  // FlashAttention's tiles (the setup's switch)
+            const std::string tiles_label = ui_label(app, UiStr::ui_tab_tiles, "tiles");
+            const bool tiles = ImGui::BeginTabItem(tiles_label.c_str());
+            check_item(tiles_label.c_str());
+            lab_note_rect(app, "tab:tiles");
+            if (tiles) {
+                draw_flash_tab(app);
+                ImGui::EndTabItem();
+            }
+        }
         ImGui::EndTabBar();
     }
     ImGui::End();

@@ -122,6 +122,7 @@ struct LabApp {
     int batch_item = 0;
     int head = 0;
     bool all_heads = false;            // small multiples of every head
+    int flash_query_tile = 0;          // the Tiles tab's query tile (kept in range where it is drawn)
     bool show_help = false;
     bool open_experiment_menu = false; // 'e' asks the pipeline bar to open the menu
 

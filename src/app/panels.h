@@ -47,6 +47,7 @@ void draw_dimension_table(LabApp& app, const PanelRect& r);
 void draw_help_overlay(LabApp& app);                       // '?' — every shortcut
 void draw_export_section(LabApp& app);                     // inside the explain panel
 void draw_cost_tab(LabApp& app);                           // a tab beside the dimension table
+void draw_flash_tab(LabApp& app);                          // ... and, with flash_tile, the online softmax's tiles
 void draw_config_loader(LabApp& app);                      // inside the setup panel
 // The messages the learner caused (errors, notes about a file, a link or typed tokens),
 // pinned under the setup panel; its height for a panel `width` wide (0: nothing to say).

@@ -27,6 +27,8 @@ void fit_mask_params(AttentionConfig& c) {
         c.padding_lengths.resize(c.batch);
     }
     for (int& len : c.padding_lengths) len = std::min(len, c.L_kv());
+    if (c.flash_tile.size() == 2 && c.L_q() >= 1 && c.L_kv() >= 1)  // a tile never longer than what it cuts
+        c.flash_tile = {std::min(c.flash_tile[0], c.L_q()), std::min(c.flash_tile[1], c.L_kv())};
     const size_t cells = static_cast<size_t>(std::max(0, c.L_q())) * static_cast<size_t>(std::max(0, c.L_kv()));
     if (c.L_q() > 0 && c.L_kv() > 0 && cells <= 4096 * 4096 && c.custom_keep.size() != cells) {
         c.custom_keep.assign(cells, 0);
@@ -261,6 +263,19 @@ bool draw_switches(LabApp& app) {
     begin_fixed_by_raw(app, "bias");
     changed |= checkbox(ui_label(app, UiStr::ui_switch_bias, "bias"), &c.bias);
     ImGui::EndDisabled();
+    // FlashAttention's tiles: the context computed a second time, tile by tile (the Tiles tab).
+    bool flash = !c.flash_tile.empty();
+    if (checkbox(ui_label(app, UiStr::ui_switch_flash, "flash"), &flash)) {
+        c.flash_tile.clear();
+        if (flash) c.flash_tile = {std::max(1, std::min(2, c.L_q())), std::max(1, std::min(2, c.L_kv()))};
+        changed = true;
+    }
+    lab_note_rect(app, "switch:flash");
+    item_tooltip(app, tr(app, UiStr::ui_switch_flash_tip));
+    if (c.flash_tile.size() == 2) {
+        changed |= int_knob(app, "flash_rows", tr(app, UiStr::ui_knob_flash_rows), &c.flash_tile[0], tr(app, UiStr::ui_knob_flash_rows_tip));
+        changed |= int_knob(app, "flash_cols", tr(app, UiStr::ui_knob_flash_cols), &c.flash_tile[1], tr(app, UiStr::ui_knob_flash_cols_tip));
+    }
     return changed;
 }
 

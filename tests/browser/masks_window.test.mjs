@@ -4,7 +4,7 @@
 // new cases, and both languages at 1024x640 with nothing cut.
 import { test, assert } from './lib/harness.mjs';
 import {
-  openLab, waitForState, note, layoutRect, hoverCell, typeInto, scrollSetupTo, openIn, assertNothingClipped,
+  openLab, waitForState, note, layoutRect, hoverCell, typeInto, scrollSetupTo, openIn, assertNothingClipped, clickRect,
   parkMouse, screenshotNotBlank,
 } from './lib/lab.mjs';
 
@@ -84,3 +84,34 @@ for (const lang of ['en', 'zh']) {
     await screenshotNotBlank(t, `masks-window-experiment-${lang}-1024.png`);
   }, { viewport: { width: 1024, height: 640 } });
 }
+
+test('flash tiles: the switch typed by mouse, the Tiles tab walks a query tile, both checks pass, the link keeps it', async (t) => {
+  let s = await openLab(t, '#seq_len=6&stage=context');
+  assert(!s.flash, 'no flash state before the switch');
+  s = await scrollSetupTo(t, 'switch:flash', T);
+  await clickRect(t, layoutRect(s, 'switch:flash'), { fx: 0.05 });
+  s = await waitForState(t, (x) => x.flash && x.config.flash_tile && x.config.flash_tile.join(',') === '2,2',
+    { timeout: T, message: 'the flash switch on: tiles 2,2' });
+  assert(s.flash.tiles === 2 * 2 * 3 * 3, `tiles: ${s.flash.tiles}`);
+  await t.waitFor(() => /(^#|&)flash_tile=2,2(&|$)/.test(location.hash), { timeout: T, message: 'the link has flash_tile=2,2' });
+  const context = s.stages.find((st) => st.id === 'context').checks;
+  for (const id of ['flash_equals_naive', 'flash_rescaling_identity']) {
+    const ch = context.find((c) => c.id === id);
+    assert(ch && ch.verdict === 'pass', `${id}: ${JSON.stringify(ch)}`);
+    note(t, `${ch.label}: ${ch.detail}`);
+  }
+  s = await scrollSetupTo(t, 'knob:flash_cols', T);
+  await typeInto(t, layoutRect(s, 'knob:flash_cols'), '4');
+  s = await waitForState(t, (x) => x.flash && x.flash.tiles === 2 * 2 * 3 * 2, { timeout: T, message: 'B_c 4: two key tiles' });
+  await clickRect(t, layoutRect(s, 'tab:tiles'));
+  s = await waitForState(t, (x) => !!x.layout['slider:flash_query_tile'], { timeout: T, message: 'the Tiles tab with its slider' });
+  const slider = layoutRect(s, 'slider:flash_query_tile');
+  await clickRect(t, slider, { fx: 0.97 });
+  s = await waitForState(t, (x) => x.flash.query_tile === 2, { timeout: T, message: 'the last query tile' });
+  await parkMouse(t);
+  await assertNothingClipped(t, 'the Tiles tab');
+  await screenshotNotBlank(t, 'flash-tiles-en.png');
+  // A bad tile in the link: named, and the defaults open.
+  s = await openLab(t, '#flash_tile=9,1');
+  assert(s.notes.some((n) => /flash_tile=9,1: B_r must be between 1 and L_q=4/.test(n)), `notes: ${JSON.stringify(s.notes)}`);
+});
