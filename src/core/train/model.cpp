@@ -85,6 +85,7 @@ ModelLayout make_layout(const ModelShape& m) {
     layout.shape = m;
     LayoutBuilder b{layout};
     layout.embedding = b.add("embedding.weight", {m.vocab_size, m.d_model}, ParamInit::Normal);
+    if (m.learned_positions()) layout.pos_embedding = b.add("pos_embedding.weight", {m.max_len(), m.d_model}, ParamInit::NormalUnit);
     const bool encdec = m.kind == ModelKind::EncoderDecoder;
     for (int i = 0; encdec && i < m.layers; ++i) {
         const std::string prefix = "encoder.layers." + std::to_string(i);
@@ -140,6 +141,7 @@ void init_params(T* params, const ModelLayout& layout, uint64_t seed) {
         for (float& v : torch_order) {
             switch (p.init) {
                 case ParamInit::Normal: v = static_cast<float>(rng.normal() * std_dev); break;
+                case ParamInit::NormalUnit: v = static_cast<float>(rng.normal()); break;
                 case ParamInit::XavierUniform:
                 case ParamInit::LinearDefault: v = static_cast<float>(rng.uniform(-bound, bound)); break;
                 case ParamInit::Zeros: v = 0.0f; break;
@@ -207,12 +209,21 @@ struct Carver {
             take(a.mean[n], rows), take(a.rstd[n], rows);
         }
         take(a.ff_h, rows * m.d_ff), take(a.ff_a, rows * m.d_ff), take(a.ff_out, rows * m.d_model);
+        for (int n = 0; m.dropout > 0 && n <= s.ffn_norm(); ++n) {
+            take(a.drop[n], rows * m.d_model);
+            a.keep[n].assign(counting ? 0 : static_cast<size_t>(rows * m.d_model), 0);
+        }
     }
     void all(const ModelLayout& layout, int B) {
         const ModelShape& m = layout.shape;
         const long d = m.d_model;
         take(ws.src_embed, B * ws.src_len * d), take(ws.src_x, B * ws.src_len * d);
         take(ws.dec_embed, B * ws.dec_len * d), take(ws.dec_x, B * ws.dec_len * d);
+        if (m.dropout > 0) {
+            take(ws.src_pos, B * ws.src_len * d), take(ws.dec_pos, B * ws.dec_len * d);
+            ws.src_keep.assign(counting ? 0 : static_cast<size_t>(B * ws.src_len * d), 0);
+            ws.dec_keep.assign(counting ? 0 : static_cast<size_t>(B * ws.dec_len * d), 0);
+        }
         for (size_t i = 0; i < layout.encoder.size(); ++i) layer(ws.enc[i], layout.encoder[i], B, ws.src_len, 0, m);
         for (size_t i = 0; i < layout.decoder.size(); ++i)
             layer(ws.dec[i], layout.decoder[i], B, ws.dec_len, ws.src_len, m);
