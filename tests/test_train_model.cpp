@@ -124,7 +124,7 @@ TEST_CASE("dropout: a training pass drops with the seed's masks; evaluation is t
         const double l = model_forward(ws, layout, params.data());
         if (train && layout.shape.dropout > 0) {  // about a quarter of every mask is 0
             size_t zeros = 0, all = 0;
-            for (const std::vector<uint8_t>* k : {&ws.src_keep, &ws.dec_keep, &ws.enc[0].keep[0], &ws.dec[0].keep[2]}) {
+            for (const std::vector<uint8_t>* k : {&ws.src_keep, &ws.dec_keep, &ws.enc_drop[0].keep[0], &ws.dec_drop[0].keep[2]}) {
                 for (uint8_t v : *k) zeros += v == 0;
                 all += k->size();
             }

@@ -179,11 +179,17 @@ struct LayerActs {
     Slot<T> mean[3], rstd[3];   // (B·L)
     Slot<T> ff_h, ff_a;         // (B·L, d_ff): linear1, relu
     Slot<T> ff_out;             // (B·L, d)
-    // Dropout (ModelShape::dropout > 0): sublayer k's output after dropout, the residual's
-    // addend (B·L, d), and its mask (1 = kept); used in a Workspace::train pass only.
+    const Slot<T>& output(const LayerSlots& s) const { return ln[s.ffn_norm()]; }
+};
+
+// One layer's dropout (ModelShape::dropout > 0), used in a Workspace::train pass only:
+// sublayer k's output after dropout, the residual's addend (B·L, d), and its mask (1 = kept).
+// Kept apart from LayerActs so that a model without dropout allocates exactly what it did
+// before dropout existed (see workspace_resize).
+template <typename T>
+struct DropoutActs {
     Slot<T> drop[3];
     std::vector<uint8_t> keep[3];
-    const Slot<T>& output(const LayerSlots& s) const { return ln[s.ffn_norm()]; }
 };
 
 // Everything one batch needs, sized once (no allocation per step). Not copyable:
@@ -205,6 +211,7 @@ struct Workspace {
     Slot<T> src_pos, dec_pos;      // dropout > 0: embedding·√d + PE before dropout (a train pass only)
     std::vector<uint8_t> src_keep, dec_keep;  // ... and the masks
     std::vector<LayerActs<T>> enc, dec;
+    std::vector<DropoutActs<T>> enc_drop, dec_drop;  // per layer when ModelShape::dropout > 0, else empty
     Slot<T> logits, probs;         // (B·cur_len, vocab_out)
     T loss = 0;
     std::vector<T> pe;             // (max length, d): the sinusoids (learned positions are parameters)

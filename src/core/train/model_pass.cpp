@@ -150,19 +150,19 @@ AttentionCall<T> cross_call(const Workspace<T>& ws, const LayerActs<T>& a, const
     return {a.ln[0].x, c.memory, c.B, c.L, c.L_mem, nullptr, 0, heads_of(ws, m, c.first_block + 1)};
 }
 
+// dr: the layer's dropout (a train pass with dropout), else null.
 template <typename T>
-void layer_forward(LayerActs<T>& a, const LayerSlots& s, const T* params, const LayerCall<T>& c, const Workspace<T>& ws,
-                   const ModelShape& m) {
+void layer_forward(LayerActs<T>& a, DropoutActs<T>* dr, const LayerSlots& s, const T* params, const LayerCall<T>& c,
+                   const Workspace<T>& ws, const ModelShape& m) {
     const int rows = c.B * c.L, d = m.d_model;
     const long n = static_cast<long>(rows) * d;
     const T eps = static_cast<T>(m.layer_norm_eps);
-    const bool drop = dropping(ws, m);
     // x = LN_k(x + sublayer(x)), or with dropout x = LN_k(x + Dropout(sublayer(x))) (§5.4)
     auto sublayer_end = [&](int k, const T* x, const T* sub, const char* site) {
-        if (drop) {
-            dropout_mask(a.keep[k].data(), n, m.dropout, site_seed(ws, c.stack + std::to_string(c.index) + "." + site));
-            dropout_forward(a.drop[k].x, sub, a.keep[k].data(), n, m.dropout);
-            sub = a.drop[k].x;
+        if (dr) {
+            dropout_mask(dr->keep[k].data(), n, m.dropout, site_seed(ws, c.stack + std::to_string(c.index) + "." + site));
+            dropout_forward(dr->drop[k].x, sub, dr->keep[k].data(), n, m.dropout);
+            sub = dr->drop[k].x;
         }
         residual_forward(a.res[k].x, x, sub, n);
         layer_norm_forward(a.ln[k].x, a.mean[k].x, a.rstd[k].x, a.res[k].x, params + s.norm_w[k], params + s.norm_b[k],
@@ -184,17 +184,16 @@ void layer_forward(LayerActs<T>& a, const LayerSlots& s, const T* params, const 
 // From the gradient of the layer's output (a.output(s).d): adds to d_x (the layer's
 // input) and d_memory (cross-attention's keys and values).
 template <typename T>
-void layer_backward(T* d_x, T* d_memory, T* grads, LayerActs<T>& a, const LayerSlots& s, const T* params,
-                    const LayerCall<T>& c, const Workspace<T>& ws, const ModelShape& m) {
+void layer_backward(T* d_x, T* d_memory, T* grads, LayerActs<T>& a, const DropoutActs<T>* dr, const LayerSlots& s,
+                    const T* params, const LayerCall<T>& c, const Workspace<T>& ws, const ModelShape& m) {
     const int rows = c.B * c.L, d = m.d_model;
     const long n = static_cast<long>(rows) * d;
-    const bool drop = dropping(ws, m);
     auto sublayer_end_backward = [&](int k, T* d_in, T* d_sub) {
         layer_norm_backward(a.res[k].d, grads + s.norm_w[k], grads + s.norm_b[k], a.ln[k].d, a.res[k].x, a.mean[k].x,
                             a.rstd[k].x, params + s.norm_w[k], rows, d);
-        if (!drop) return residual_backward(d_in, d_sub, a.res[k].d, n);
-        residual_backward(d_in, a.drop[k].d, a.res[k].d, n);
-        dropout_backward(d_sub, a.drop[k].d, a.keep[k].data(), n, m.dropout);  // through the forward's mask
+        if (!dr) return residual_backward(d_in, d_sub, a.res[k].d, n);
+        residual_backward(d_in, dr->drop[k].d, a.res[k].d, n);
+        dropout_backward(d_sub, dr->drop[k].d, dr->keep[k].data(), n, m.dropout);  // through the forward's mask
     };
     const int f = s.ffn_norm();
     T* d_ffn_in = s.has_cross ? a.ln[1].d : a.ln[0].d;
@@ -276,6 +275,16 @@ LayerCall<T> decoder_call(const Workspace<T>& ws, const ModelLayout& layout, int
             encdec ? "decoder.layers." : "layers.", i};
 }
 
+// Layer i's dropout in this pass (null when it does not drop).
+template <typename T>
+DropoutActs<T>* enc_dropout(Workspace<T>& ws, const ModelShape& m, size_t i) {
+    return dropping(ws, m) ? &ws.enc_drop[i] : nullptr;
+}
+template <typename T>
+DropoutActs<T>* dec_dropout(Workspace<T>& ws, const ModelShape& m, size_t i) {
+    return dropping(ws, m) ? &ws.dec_drop[i] : nullptr;
+}
+
 // The encoder's and the decoder's input slots.
 template <typename T>
 EmbedSlots<T> src_slots(Workspace<T>& ws) {
@@ -292,7 +301,8 @@ template <typename T>
 void model_encode(Workspace<T>& ws, const ModelLayout& layout, const T* params) {
     embed_forward(src_slots(ws), ws.src.data(), ws.src_len, params, ws, layout, ws.src_len);
     for (size_t i = 0; i < layout.encoder.size(); ++i)
-        layer_forward(ws.enc[i], layout.encoder[i], params, encoder_call(ws, static_cast<int>(i)), ws, layout.shape);
+        layer_forward(ws.enc[i], enc_dropout(ws, layout.shape, i), layout.encoder[i], params,
+                      encoder_call(ws, static_cast<int>(i)), ws, layout.shape);
 }
 
 namespace {
@@ -327,7 +337,8 @@ void model_decode(Workspace<T>& ws, const ModelLayout& layout, const T* params, 
     ws.cur_len = len;
     embed_forward(dec_slots(ws), ws.dec_in.data(), ws.dec_len, params, ws, layout, len);
     for (size_t i = 0; i < layout.decoder.size(); ++i)
-        layer_forward(ws.dec[i], layout.decoder[i], params, decoder_call(ws, layout, static_cast<int>(i)), ws, m);
+        layer_forward(ws.dec[i], dec_dropout(ws, m, i), layout.decoder[i], params,
+                      decoder_call(ws, layout, static_cast<int>(i)), ws, m);
     const T* top = ws.dec.back().output(layout.decoder.back()).x;
     linear(ws.logits.x, top, params + layout.generator_w, params + layout.generator_b, ws.batch * len, m.d_model,
            m.vocab_out);
@@ -366,14 +377,15 @@ void model_backward(Workspace<T>& ws, const ModelLayout& layout, const T* params
     for (int i = static_cast<int>(layout.decoder.size()) - 1; i >= 0; --i) {
         const size_t u = static_cast<size_t>(i);
         T* d_x = i == 0 ? ws.dec_x.d : ws.dec[u - 1].ln[layout.decoder[u - 1].ffn_norm()].d;
-        layer_backward(d_x, d_memory, grads, ws.dec[u], layout.decoder[u], params, decoder_call(ws, layout, i), ws, m);
+        layer_backward(d_x, d_memory, grads, ws.dec[u], dec_dropout(ws, m, u), layout.decoder[u], params,
+                       decoder_call(ws, layout, i), ws, m);
     }
     embed_backward(grads, dec_slots(ws), ws.dec_in.data(), ws.dec_len, ws, layout, ws.dec_len);
     for (int i = static_cast<int>(layout.encoder.size()) - 1; i >= 0; --i) {
         const size_t u = static_cast<size_t>(i);
         T* d_x = i == 0 ? ws.src_x.d : ws.enc[u - 1].ln[1].d;
-        layer_backward(d_x, static_cast<T*>(nullptr), grads, ws.enc[u], layout.encoder[u], params,
-                       encoder_call(ws, i), ws, m);
+        layer_backward(d_x, static_cast<T*>(nullptr), grads, ws.enc[u], enc_dropout(ws, m, u), layout.encoder[u],
+                       params, encoder_call(ws, i), ws, m);
     }
     if (!layout.encoder.empty()) embed_backward(grads, src_slots(ws), ws.src.data(), ws.src_len, ws, layout, ws.src_len);
 }

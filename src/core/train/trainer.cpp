@@ -56,7 +56,7 @@ int Trainer::step(int n) {
         const int t = steps_done_ + 1;
         stream_.next_batch(train_ws_.src, train_ws_.dec_in, train_ws_.dec_out, train_ws_.loss_mask, config_.batch);
         // Dropout's masks of step t (model.h): its sites draw from stream_seed(this, site).
-        train_ws_.dropout_seed = stream_seed(config_.seed, "dropout step " + std::to_string(t));
+        if (config_.dropout > 0) train_ws_.dropout_seed = stream_seed(config_.seed, "dropout step " + std::to_string(t));
         const float loss = model_forward(train_ws_, layout_, params_.data());
         if (!std::isfinite(loss)) {
             record_stop(StopCause::NonFiniteLoss, "");
