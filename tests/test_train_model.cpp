@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/nn/layers.h"
 #include "core/npy.h"
+#include "core/rng.h"
 #include "core/train/model.h"
 #include "core/train/tasks.h"
 #include "grad_check.h"
@@ -277,4 +279,30 @@ TEST_CASE("task generators give the batches of the independent Python reimplemen
         ++cases;
     }
     CHECK(cases == 5);
+}
+
+TEST_CASE("dropout masks: the documented order, against tests/torch/train_reference.py's own SplitMix64") {
+    // The strings are train_reference.DropoutMasks(seed, p).keep(step, site, (40,)), printed as 0/1:
+    // step t's seed stream_seed(seed, "dropout step t"), the site's stream_seed(that, site), one
+    // uniform() per element, dropped below p. The PyTorch replay rebuilds every mask this way.
+    struct Case {
+        uint32_t seed;
+        int step;
+        const char* site;
+        double p;
+        const char* keep;
+    };
+    const Case cases[] = {
+        {1, 1, "dec_x", 0.5, "0101111010001110010101110101101100100111"},
+        {7, 3, "decoder.layers.0.ffn", 0.1, "1101111111111101111111111111111101111111"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.site);
+        std::vector<uint8_t> keep(40);
+        const uint64_t step_seed = stream_seed(c.seed, "dropout step " + std::to_string(c.step));
+        dropout_mask(keep.data(), 40, c.p, stream_seed(step_seed, c.site));
+        std::string text;
+        for (uint8_t k : keep) text += k ? '1' : '0';
+        CHECK(text == c.keep);
+    }
 }
