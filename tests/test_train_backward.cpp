@@ -269,3 +269,54 @@ TEST_CASE("cross_entropy_backward matches finite differences, with label smoothi
     CHECK(cross_entropy_forward(probs.data(), flat.data(), targets.data(), nullptr, rows, C, 0.1) ==
           doctest::Approx(std::log(5.0)).epsilon(1e-12));
 }
+
+TEST_CASE("dropout: seeded masks, inverted scaling, and a backward through the same mask") {
+    const long n = 4000;
+    const double p = 0.3;
+    std::vector<uint8_t> keep(n), again(n);
+    dropout_mask(keep.data(), n, p, 42);
+    dropout_mask(again.data(), n, p, 42);
+    CHECK(keep == again);  // the seed is the mask
+    dropout_mask(again.data(), n, p, 43);
+    CHECK(keep != again);
+    long dropped = 0;
+    for (uint8_t k : keep) dropped += k == 0;
+    CHECK(static_cast<double>(dropped) / n == doctest::Approx(p).epsilon(0.1));  // 1200 ± 29 expected
+    std::vector<uint8_t> none(n);
+    dropout_mask(none.data(), n, 0.0, 42);
+    for (uint8_t k : none) CHECK(k == 1);
+
+    // Forward: kept values × 1/(1 − p), dropped ones 0; the mean is kept (the point of inverting).
+    const int m = 12;
+    std::vector<double> x = random_values(m, 40), y = zeros(m);
+    dropout_forward(y.data(), x.data(), keep.data(), m, p);
+    for (int e = 0; e < m; ++e) CHECK(y[e] == doctest::Approx(keep[e] ? x[e] / (1 - p) : 0.0).epsilon(1e-15));
+    std::vector<float> ones(n, 1.0f), out(n);
+    dropout_forward(out.data(), ones.data(), keep.data(), n, p);
+    double mean = 0;
+    for (float v : out) mean += v;
+    CHECK(mean / n == doctest::Approx(1.0).epsilon(0.05));
+
+    // Backward with the mask fixed: finite differences of the forward.
+    const std::vector<double> g = random_values(m, 41);
+    std::vector<double> dx = zeros(m);
+    dropout_backward(dx.data(), g.data(), keep.data(), m, p);
+    CHECK_GRAD("dropout", check_grad(x, dx, [&] {
+                   dropout_forward(y.data(), x.data(), keep.data(), m, p);
+                   return dot(y, g);
+               }));
+    for (int e = 0; e < m; ++e)
+        if (!keep[e]) CHECK(dx[e] == 0.0);  // a dropped element passes nothing back
+}
+
+TEST_CASE("learned positions: positions_table_backward matches finite differences of adding the table") {
+    const int B = 3, L = 4, d = 2;
+    std::vector<double> x = random_values(B * L * d, 50), pe = random_values(L * d, 51), out = zeros(B * L * d);
+    const std::vector<double> g = random_values(B * L * d, 52);
+    std::vector<double> dpe = zeros(pe.size());
+    positions_table_backward(dpe.data(), g.data(), B, L, d);
+    CHECK_GRAD("d_pe", check_grad(pe, dpe, [&] {
+                   add_positions_forward(out.data(), x.data(), pe.data(), B, L, d);
+                   return dot(out, g);
+               }));
+}

@@ -4,7 +4,9 @@
 // tar download and read back from memory.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <set>
+#include <tuple>
 
 #include "cli/train_cmd.h"
 #include "core/npy.h"
@@ -38,7 +40,8 @@ TEST_CASE("train keys: one row per knob, each with its flag, link name and manif
         CHECK(k.hash_names.empty() == (std::string(k.name) == "lang"));
     }
     for (const char* knob : {"task", "lang", "layers", "heads", "d_model", "d_ff", "vocab", "length", "gap", "batch", "steps", "seed",
-                             "scale", "pe", "bias", "label_smoothing", "lr", "eval_every", "eval_size", "target_exact"})
+                             "scale", "pe", "position", "bias", "label_smoothing", "dropout", "lr", "eval_every", "eval_size",
+                             "target_exact"})
         CHECK(names.count(knob) == 1);
     CHECK(train_keys().find("task")->hash_names[0] == std::string("train"));  // #train=reverse opens the Train view
 }
@@ -120,10 +123,11 @@ TEST_CASE("train keys: manifest.json writes every knob in the table's order and 
     for (const auto& item : m["config"].items())
         if (train_keys().find(item.key())) keys.push_back(item.key());
     std::vector<std::string> rows;
-    for (const ConfigKey& k : train_keys().rows)
-        if (k.is_written(&t.config())) rows.push_back(k.name);  // lang: coref's only
-    CHECK(rows.size() + 1 == train_keys().rows.size());
+    for (const ConfigKey& k : train_keys().rows)  // lang: coref's only; position: when learned; dropout: when not 0,
+        if (k.is_written(&t.config()) || std::string(k.name) == "dropout") rows.push_back(k.name);  // but manifest.json
+    CHECK(rows.size() + 2 == train_keys().rows.size());                                              // always states P_drop
     CHECK(keys == rows);
+    CHECK(m["config"]["dropout"] == Json(0.0));
     CHECK(m["config"]["lr"] == Json({{"schedule", "const"}, {"rate", 0.003}}));
     TrainConfig back;
     REQUIRE(parse_checkpoint_config(checkpoint_manifest(t), &back, &errors));
@@ -222,4 +226,139 @@ TEST_CASE("checkpoint history: the steps, every step's loss and the evaluations 
     CHECK(none.steps == 0);
     CHECK(none.losses.empty());
     CHECK(none.evals.empty());
+}
+
+TEST_CASE("train keys: dropout and position, in the CLI, the link, the manifest and validation, name their key") {
+    // The CLI: a bad value names the flag and says the range or the choices.
+    TrainCliParse p = parse_train_cli({"--dropout", "0.1", "--position", "learned"});
+    REQUIRE(p.errors.empty());
+    CHECK(p.options.config.dropout == doctest::Approx(0.1));
+    CHECK(p.options.config.position == PositionKind::Learned);
+    for (const char* bad : {"1.5", "nan", "-0.1", "1", "inf", "x"}) {
+        CAPTURE(bad);
+        p = parse_train_cli({"--dropout", bad});
+        REQUIRE(p.errors.size() == 1);
+        CHECK(p.errors[0].param == "--dropout");
+        CHECK(en(p.errors[0].message) == "--dropout '" + std::string(bad) + "' is not a number in [0, 0.99]");
+    }
+    p = parse_train_cli({"--position", "foo"});
+    REQUIRE(p.errors.size() == 1);
+    CHECK(p.errors[0].param == "--position");
+    CHECK(en(p.errors[0].message) == "--position 'foo' is not sinusoid or learned");
+    CHECK(zh(p.errors[0].message) == "--position 'foo' 不是 sinusoid 或 learned");
+    p = parse_train_cli({"--position", "learned", "--no-pe"});
+    REQUIRE(p.errors.size() == 1);
+    CHECK(p.errors[0].param == "--position");
+    CHECK(en(p.errors[0].message) == "position=learned is a learned positional encoding: it needs pe on (got pe off, --no-pe)");
+
+    // The key table's validation (what a config from anywhere meets): NaN too.
+    TrainConfig c = small_reverse();
+    for (double bad : {1.5, std::nan(""), -0.5, 1.0}) {
+        c.dropout = bad;
+        const std::vector<ConfigError> errors = validate_train_config(c);
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].param == "dropout");
+        CHECK(en(errors[0].message).find("dropout must be in [0, 0.99], got ") == 0);
+    }
+    c.dropout = 0.1;
+    CHECK(validate_train_config(c).empty());
+
+    // The link: written only when not the default, read back; bad values noted by name.
+    TrainConfig d = small_reverse();
+    UrlState s;
+    s.train = true, s.train_config = d;
+    std::string hash = encode_url_state(s);
+    CHECK(hash.find("dropout") == std::string::npos);  // defaults: the links of today's runs are unchanged
+    CHECK(hash.find("position") == std::string::npos);
+    d.dropout = 0.1, d.position = PositionKind::Learned;
+    s.train_config = d;
+    hash = encode_url_state(s);
+    CHECK(hash.find("&position=learned&") != std::string::npos);
+    CHECK(hash.find("&dropout=0.1&") != std::string::npos);
+    UrlDecode back = decode_url_state("#" + hash);
+    CHECK(back.notes.empty());
+    CHECK(same_config(train_keys(), back.state.train_config, d));
+    back = decode_url_state("train=reverse&dropout=1.5&position=foo");
+    REQUIRE(back.notes.size() == 2);
+    CHECK(en(back.notes[0]) == "hash: dropout='1.5' is not a number in [0, 0.99]; using 0");
+    CHECK(en(back.notes[1]) == "hash: position='foo' is not sinusoid or learned; using sinusoid");
+
+    // manifest.json: both knobs in the table's order, read back; a bad value names config.KEY.
+    Trainer t;
+    std::vector<ConfigError> errors;
+    REQUIRE(t.init(d, &errors));
+    t.step(2);
+    const std::string manifest = checkpoint_manifest(t);
+    const Json m = Json::parse(manifest);
+    std::vector<std::string> keys, rows;
+    for (const auto& item : m["config"].items())
+        if (train_keys().find(item.key())) keys.push_back(item.key());
+    for (const ConfigKey& k : train_keys().rows)
+        if (k.is_written(&t.config())) rows.push_back(k.name);
+    CHECK(keys == rows);
+    CHECK(m["config"]["dropout"] == Json(0.1));
+    CHECK(m["config"]["position"] == Json("learned"));
+    CHECK(m["params"][1]["name"] == Json("pos_embedding.weight"));
+    TrainConfig read;
+    REQUIRE(parse_checkpoint_config(manifest, &read, &errors));
+    CHECK(same_config(train_keys(), resolve_train_config(read), t.config()));
+    for (const auto& [from, to, param, text] :
+         {std::tuple<const char*, const char*, const char*, const char*>{
+              "\"dropout\": 0.1", "\"dropout\": 2", "config.dropout", "dropout must be in [0, 0.99], got 2"},
+          {"\"position\": \"learned\"", "\"position\": \"foo\"", "config.position",
+           "position=\"foo\" is not one of \"sinusoid\", \"learned\""}}) {
+        std::string broken = manifest;
+        REQUIRE(broken.find(from) != std::string::npos);
+        broken.replace(broken.find(from), std::string(from).size(), to);
+        errors.clear();
+        CHECK_FALSE(parse_checkpoint_config(broken, &read, &errors));
+        REQUIRE(errors.size() == 1);
+        CHECK(errors[0].param == param);
+        CHECK(en(errors[0].message) == text);
+    }
+}
+
+TEST_CASE("checkpoints: pos_embedding.weight round-trips as a state_dict key; a sinusoid model has none") {
+    TrainConfig c = small_reverse();
+    c.position = PositionKind::Learned, c.dropout = 0.2;
+    Trainer t;
+    std::vector<ConfigError> errors;
+    REQUIRE(t.init(c, &errors));
+    CheckpointRecord record;
+    record.init_params = t.params();
+    const std::vector<float> pos_before(t.params().begin() + static_cast<long>(t.layout().pos_embedding),
+                                        t.params().begin() + static_cast<long>(t.layout().pos_embedding + 8 * 8));
+    t.step(3);
+    const std::vector<float> pos_after(t.params().begin() + static_cast<long>(t.layout().pos_embedding),
+                                       t.params().begin() + static_cast<long>(t.layout().pos_embedding + 8 * 8));
+    CHECK(pos_after != pos_before);  // trained by the optimizer
+    const std::vector<ArchiveFile> files = checkpoint_files(t, record, CheckpointParts::Weights);
+    const ArchiveFile* pos = nullptr;
+    for (const ArchiveFile& f : files)
+        if (f.path == "final/pos_embedding.weight.npy") pos = &f;
+    REQUIRE(pos != nullptr);
+    Tensor value;
+    std::string error;
+    REQUIRE(decode_npy(pos->bytes, &value, &error));
+    CHECK(value.shape == std::vector<int>{8, 8});  // (max length, d_model): reverse's L = 8
+    CHECK(std::vector<float>(value.data.begin(), value.data.end()) == pos_after);
+    Trainer loaded;
+    REQUIRE(load_checkpoint_files(files, "final", &loaded, &errors));
+    CHECK(loaded.params() == t.params());
+    CHECK(loaded.config().position == PositionKind::Learned);
+    CHECK(loaded.config().dropout == doctest::Approx(0.2));
+    // The parameter's file missing: the loader names it.
+    std::vector<ArchiveFile> without;
+    for (const ArchiveFile& f : files)
+        if (f.path != "final/pos_embedding.weight.npy") without.push_back(f);
+    Trainer missing;
+    errors.clear();
+    CHECK_FALSE(load_checkpoint_files(without, "final", &missing, &errors));
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].param == "pos_embedding.weight");
+
+    Trainer plain;
+    REQUIRE(plain.init(small_reverse(), &errors));
+    for (const ArchiveFile& f : checkpoint_files(plain, record, CheckpointParts::Final))
+        CHECK(f.path.find("pos_embedding") == std::string::npos);
 }

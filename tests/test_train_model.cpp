@@ -3,12 +3,15 @@
 // the task generators against an independent Python reimplementation.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/nn/layers.h"
 #include "core/npy.h"
+#include "core/rng.h"
 #include "core/train/model.h"
 #include "core/train/tasks.h"
 #include "grad_check.h"
@@ -21,7 +24,15 @@ struct GradCase {
     const char* name;
     TaskSpec task;
     ModelShape shape;
+    bool train = false;  // a training pass: dropout on (with its masks fixed by the seed below)
+    uint64_t dropout_seed = 11;
 };
+
+ModelShape with(ModelShape m, double dropout, PositionKind position) {
+    m.dropout = dropout;
+    m.position = position;
+    return m;
+}
 
 ModelShape small_shape(const TaskSpec& t, int layers, bool scale, bool pe, bool bias, double smoothing) {
     ModelShape m;
@@ -57,16 +68,35 @@ TEST_CASE("the whole model's gradient matches finite differences in double preci
     const GradCase cases[] = {
         {"encoder-decoder, 2 layers, label smoothing 0.1", reverse, small_shape(reverse, 2, true, true, true, 0.1)},
         {"decoder-only with a gap, no scaling, no PE, no bias", induction, small_shape(induction, 2, false, false, false, 0.0)},
+        // Dropout 0.3 (the masks fixed: every forward of the check draws them from the same seed)
+        // and learned positions (pos_embedding.weight, shared by the encoder and the decoder).
+        {"encoder-decoder, dropout 0.3, learned positions", reverse,
+         with(small_shape(reverse, 2, true, true, true, 0.1), 0.3, PositionKind::Learned), true, 12},
+        {"decoder-only, dropout 0.2, learned positions", induction,
+         with(small_shape(induction, 1, true, true, true, 0.0), 0.2, PositionKind::Learned), true},
+        {"decoder-only, learned positions, no dropout", induction,
+         with(small_shape(induction, 2, true, true, false, 0.0), 0.0, PositionKind::Learned)},
     };
     for (const GradCase& c : cases) {
-        CAPTURE(c.name);
+        INFO(std::string(c.name));
         const ModelLayout layout = make_layout(c.shape);
         std::vector<double> params = generic_params(layout);
         Workspace<double> ws;
         workspace_resize(ws, layout, 3);
+        ws.train = c.train;
+        ws.dropout_seed = c.dropout_seed;
         TaskStream stream(c.task, 9, nullptr);
         stream.next_batch(ws.src, ws.dec_in, ws.dec_out, ws.loss_mask, 3);
         const double loss = model_forward(ws, layout, params.data());
+        // Central differences need every ReLU input away from its kink by more than h = 1e-5 (times
+        // the input's sensitivity): a unit at 5e-7 once made every parameter below it "wrong" by 2%.
+        double nearest_kink = INFINITY;
+        for (const std::vector<LayerActs<double>>* stack : {&ws.enc, &ws.dec})
+            for (const LayerActs<double>& a : *stack) {
+                const long n = 3L * (stack == &ws.enc ? ws.src_len : ws.dec_len) * c.shape.d_ff;
+                for (long e = 0; e < n; ++e) nearest_kink = std::fmin(nearest_kink, std::fabs(a.ff_h.x[e]));
+            }
+        REQUIRE(nearest_kink > 1e-3);
         CHECK(std::isfinite(loss));
         CHECK(loss > 0.5);  // an untrained model is unsure
         std::vector<double> grads(layout.total);
@@ -77,6 +107,70 @@ TEST_CASE("the whole model's gradient matches finite differences in double preci
                                           spread(p, 6)));
         }
     }
+}
+
+TEST_CASE("dropout: a training pass drops with the seed's masks; evaluation is the model without dropout") {
+    const TaskSpec reverse{TaskKind::Reverse, 4, 4, 0};
+    ModelShape shape = small_shape(reverse, 1, true, true, true, 0.0);
+    const ModelLayout plain = make_layout(shape);
+    shape.dropout = 0.25;
+    const ModelLayout dropped = make_layout(shape);
+    CHECK(dropped.total == plain.total);  // dropout has no parameters
+    const std::vector<double> params = generic_params(plain);
+    auto loss = [&](const ModelLayout& layout, bool train, uint64_t seed) {
+        Workspace<double> ws;
+        workspace_resize(ws, layout, 3);
+        TaskStream stream(reverse, 9, nullptr);
+        stream.next_batch(ws.src, ws.dec_in, ws.dec_out, ws.loss_mask, 3);
+        ws.train = train, ws.dropout_seed = seed;
+        const double l = model_forward(ws, layout, params.data());
+        if (train && layout.shape.dropout > 0) {  // about a quarter of every mask is 0
+            size_t zeros = 0, all = 0;
+            for (const std::vector<uint8_t>* k : {&ws.src_keep, &ws.dec_keep, &ws.enc_drop[0].keep[0], &ws.dec_drop[0].keep[2]}) {
+                for (uint8_t v : *k) zeros += v == 0;
+                all += k->size();
+            }
+            CHECK(all == 4 * 3 * 4 * 6);
+            CHECK(static_cast<double>(zeros) / all == doctest::Approx(0.25).epsilon(0.35));
+        }
+        return l;
+    };
+    const double eval = loss(dropped, false, 1);
+    CHECK(eval == loss(plain, false, 1));  // not training: exactly the model without dropout
+    CHECK(eval == loss(plain, true, 1));   // P_drop 0: a training pass is the same pass
+    const double train1 = loss(dropped, true, 1);
+    CHECK(train1 != eval);
+    CHECK(train1 == loss(dropped, true, 1));  // the same seed, the same masks
+    CHECK(train1 != loss(dropped, true, 2));
+}
+
+TEST_CASE("learned positions: pos_embedding.weight after embedding.weight, N(0, 1), instead of the sinusoids") {
+    ModelShape m;
+    m.d_model = 32, m.heads = 4, m.d_ff = 64, m.src_len = 8, m.dec_len = 9;
+    const ModelLayout sinusoid = make_layout(m);
+    CHECK(sinusoid.find("pos_embedding.weight") == nullptr);
+    CHECK(sinusoid.pos_embedding == kNoParam);
+    m.position = PositionKind::Learned;
+    const ModelLayout learned = make_layout(m);
+    REQUIRE(learned.find("pos_embedding.weight") != nullptr);
+    CHECK(learned.params[1].name == "pos_embedding.weight");
+    CHECK(learned.params[1].torch_shape == std::vector<int>{9, 32});  // max(src_len, dec_len) × d_model
+    CHECK(learned.params.size() == sinusoid.params.size() + 1);
+    CHECK(learned.total == sinusoid.total + 9 * 32);
+    std::vector<float> a(sinusoid.total), b(learned.total);
+    init_params(a.data(), sinusoid, 3);
+    init_params(b.data(), learned, 3);
+    // One stream per name: the other parameters are the sinusoid model's, value for value.
+    for (const ParamInfo& p : sinusoid.params) {
+        const ParamInfo& q = *learned.find(p.name);
+        CHECK(std::equal(a.begin() + static_cast<long>(p.offset), a.begin() + static_cast<long>(p.offset + p.size),
+                         b.begin() + static_cast<long>(q.offset)));
+    }
+    double var = 0;
+    for (size_t e = 0; e < 9 * 32; ++e) var += static_cast<double>(b[learned.pos_embedding + e]) * b[learned.pos_embedding + e];
+    CHECK(var / (9 * 32) == doctest::Approx(1.0).epsilon(0.2));  // nn.Embedding's N(0, 1)
+    m.pe = false;  // no positions at all: no table
+    CHECK(make_layout(m).find("pos_embedding.weight") == nullptr);
 }
 
 TEST_CASE("parameters are named and shaped as PyTorch's state_dict") {
@@ -185,4 +279,30 @@ TEST_CASE("task generators give the batches of the independent Python reimplemen
         ++cases;
     }
     CHECK(cases == 5);
+}
+
+TEST_CASE("dropout masks: the documented order, against tests/torch/train_reference.py's own SplitMix64") {
+    // The strings are train_reference.DropoutMasks(seed, p).keep(step, site, (40,)), printed as 0/1:
+    // step t's seed stream_seed(seed, "dropout step t"), the site's stream_seed(that, site), one
+    // uniform() per element, dropped below p. The PyTorch replay rebuilds every mask this way.
+    struct Case {
+        uint32_t seed;
+        int step;
+        const char* site;
+        double p;
+        const char* keep;
+    };
+    const Case cases[] = {
+        {1, 1, "dec_x", 0.5, "0101111010001110010101110101101100100111"},
+        {7, 3, "decoder.layers.0.ffn", 0.1, "1101111111111101111111111111111101111111"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.site);
+        std::vector<uint8_t> keep(40);
+        const uint64_t step_seed = stream_seed(c.seed, "dropout step " + std::to_string(c.step));
+        dropout_mask(keep.data(), 40, c.p, stream_seed(step_seed, c.site));
+        std::string text;
+        for (uint8_t k : keep) text += k ? '1' : '0';
+        CHECK(text == c.keep);
+    }
 }

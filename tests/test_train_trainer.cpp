@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "cli_run.h"
+#include "core/nn/layers.h"
 #include "core/npy.h"
+#include "core/rng.h"
 #include "core/trace.h"
 #include "core/train/trainer.h"
 #include "interop/checkpoint.h"
@@ -408,4 +410,47 @@ TEST_CASE("a shipped checkpoint retrains to the same bytes (wasm) and the others
     }
     CHECK(files.size() == 3 + 33);
 #endif
+}
+
+TEST_CASE("a dropout run: training steps drop with step t's masks, the run repeats, evaluation does not drop") {
+    TrainConfig c;
+    c.task = TaskKind::Reverse;
+    c.d_model = 8, c.heads = 2, c.batch = 4, c.steps = 3, c.eval_every = 3, c.eval_size = 16, c.dropout = 0.3;
+    Trainer a, b;
+    std::vector<ConfigError> errors;
+    REQUIRE(a.init(c, &errors));
+    REQUIRE(b.init(c, &errors));
+    a.step(1);
+    // Step 1's decoder input mask is site "dec_x" of stream_seed(seed, "dropout step 1") (model.h).
+    const Workspace<float>& ws = a.batch();
+    REQUIRE(ws.dec_keep.size() == static_cast<size_t>(4 * 8 * 8));
+    std::vector<uint8_t> want(ws.dec_keep.size());
+    dropout_mask(want.data(), static_cast<long>(want.size()), 0.3, stream_seed(stream_seed(1, "dropout step 1"), "dec_x"));
+    CHECK(ws.dec_keep == want);
+    a.step(2);
+    b.step(3);
+    // The seed is the run, masks included. (Losses, not parameters, and not bit for bit: natively the
+    // last bits of a bias gradient depend on where grads() lands mod the SIMD width, as Eigen sums its
+    // unaligned head columns in another order, with or without dropout; Adam turns the rounding noise of
+    // a zero gradient, e.g. the key bias's, into ±lr steps. Another mask moves a loss by far more.)
+    REQUIRE(a.losses().size() == 3);
+    for (size_t i = 0; i < 3; ++i) CHECK(a.losses()[i] == doctest::Approx(b.losses()[i]).epsilon(1e-6));
+
+    // Evaluation uses the model without dropout: the same parameters in a P_drop 0 trainer evaluate alike.
+    TrainConfig plain = c;
+    plain.dropout = 0;
+    Trainer p;
+    REQUIRE(p.init(plain, &errors));
+    std::vector<float> trained = a.params();
+    REQUIRE(p.swap_params(trained));
+    const EvalReport ea = a.evaluate(), ep = p.evaluate();
+    CHECK(ea.loss == doctest::Approx(ep.loss).epsilon(1e-6));
+    CHECK(ea.exact_accuracy == ep.exact_accuracy);
+    const Sample s = a.held_out_sample(0);
+    CHECK(a.greedy_decode(s) == p.greedy_decode(s));
+    // ... while training with it is another run.
+    Trainer q;
+    REQUIRE(q.init(plain, &errors));
+    q.step(3);
+    CHECK(q.losses()[0] != a.losses()[0]);
 }

@@ -15,13 +15,17 @@ namespace lab {
 std::string train_usage() {
     return "usage: attnlab train [--task copy|reverse|sort|induction|coref] [--lang zh|en] [--layers N] [--heads H] [--d-model D] [--d-ff F]\n"
            "                     [--vocab V] [--length L] [--gap G] [--batch B] [--steps S] [--seed K] [--no-scale] [--no-pe]\n"
-           "                     [--no-bias] [--label-smoothing E] [--lr paper[:FACTOR[:WARMUP]]|const:RATE]\n"
+           "                     [--position sinusoid|learned] [--no-bias] [--label-smoothing E] [--dropout P]\n"
+           "                     [--lr paper[:FACTOR[:WARMUP]]|const:RATE]\n"
            "                     [--eval-every N] [--eval-size N] [--target-exact A] [--out DIR] [--save all|final] [--quiet]\n"
            "  defaults: reverse, 1 layer (2 for induction), h 4, d_model 32, d_ff 2*d_model, V 10, L 8, B 32,\n"
            "    lr const:0.003 (paper: factor 1, warmup 4000), evaluation every 50 steps on 256 held-out sequences\n"
            "  --task coref: which noun the pronoun refers to (小猫追着球跑，它玩得很开心。), an encoder classifying\n"
            "    its output at the pronoun; --lang zh (default) or en; V and L come from the grammar\n"
            "  --gap G (induction): s, a random gap of 0..G symbols, s again (default G = L); --gap 0 is s s\n"
+           "  --dropout P: P_drop in [0, 0.99] on each sublayer's output and on embeddings + PE in training steps\n"
+           "    (inverted: kept values scaled by 1/(1-P); evaluation does not drop); default 0\n"
+           "  --position learned: a learned table pos_embedding.weight (max length x d_model) instead of the sinusoids\n"
            "  --target-exact A stops at the first evaluation whose held-out exact accuracy is at least A\n"
            "  --out DIR writes manifest.json, init/ final/ grad1/ (PyTorch state_dict names, float32 .npy),\n"
            "    batches/ (int64), loss.npy, lr.npy; --save final keeps manifest.json, final/, loss.npy, lr.npy\n";
@@ -107,8 +111,9 @@ void print_header(const Trainer& t, std::ostream& out) {
         << " d_model=" << c.d_model << " h=" << c.heads << " d_ff=" << c.d_ff << " V=" << c.vocab << " L=" << c.length << (c.task == TaskKind::Induction ? " gap=" + std::to_string(c.gap) : std::string())
         << (c.task == TaskKind::Coref ? std::string(" lang=") + coref_lang_name(c.lang) : std::string())
         << " B=" << c.batch << " params=" << t.layout().total << " scale=" << (c.scale ? "on" : "off")
-        << " pe=" << (c.pe ? "on" : "off") << " bias=" << (c.bias ? "on" : "off")
-        << " label_smoothing=" << c.label_smoothing << " lr=" << lr_schedule_name(c.lr.schedule) << ":";
+        << " pe=" << (c.pe ? (c.position == PositionKind::Learned ? "learned" : "on") : "off")
+        << " bias=" << (c.bias ? "on" : "off") << " label_smoothing=" << c.label_smoothing
+        << (c.dropout > 0 ? " dropout=" + fixed(c.dropout, 3) : std::string()) << " lr=" << lr_schedule_name(c.lr.schedule) << ":";
     if (c.lr.schedule == LrSchedule::Const) out << c.lr.rate;
     else out << c.lr.factor << ":" << c.lr.warmup;
     out << " seed=" << c.seed << " held-out=" << t.held_out_count() << "\n";

@@ -40,7 +40,8 @@ ShapeStep step(const char* op, const Tensor& t) { return {Msg::literal(op), t.sh
 
 BlockStageRecord& record(BlockPass& p, BlockStageId id) { return p.m.stages[static_cast<int>(id)]; }
 
-// embed = E[tokens] · √d_model, embed_out = embed + pe[:L] (PE on).
+// embed = E[tokens] · √d_model, embed_out = embed + pe[:L] (PE on: the sinusoids, or the first L rows
+// of pos_embedding.weight for learned positions).
 void embed_stage(BlockPass& p) {
     Trace& tr = p.m.trace;
     const ModelShape& s = p.layout.shape;
@@ -54,10 +55,11 @@ void embed_stage(BlockPass& p) {
     Tensor& out = put(tr, T::EmbedOut, {1, L, d}, {"B", "L", "d_model"}, embed.ptr());
     std::vector<ShapeStep> steps = {step("tokens", tokens), step("E[tokens] * sqrt(d_model)", embed)};
     if (s.pe) {
-        Tensor& pe = put(tr, T::EmbedPe, {L, d}, {"L", "d_model"});
-        sinusoidal_positional_encoding(pe.ptr(), L, d);
+        const bool learned = s.learned_positions();
+        Tensor& pe = put(tr, T::EmbedPe, {L, d}, {"L", "d_model"}, learned ? p.params + p.layout.pos_embedding : nullptr);
+        if (!learned) sinusoidal_positional_encoding(pe.ptr(), L, d);
         add_positions_forward(out.ptr(), embed.ptr(), pe.ptr(), 1, L, d);
-        steps.push_back(step("+ pe[:L]", out));
+        steps.push_back(step(learned ? "+ pos_embedding[:L]" : "+ pe[:L]", out));
     }
     record(p, BlockStageId::Embed).shape_steps = steps;
 }

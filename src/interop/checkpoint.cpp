@@ -31,7 +31,7 @@ void add_model_numbers(ojson& j, const std::string& after, const Trainer& t) {
         j["dec_len"] = m.dec_len;
     } else if (after == "label_smoothing") {
         j["layer_norm_eps"] = m.layer_norm_eps;
-        j["dropout"] = 0.0;
+        j["dropout"] = t.config().dropout;  // the knob (train_keys()), read back as its row
         j["tie_embeddings"] = false;
         j["norm_first"] = false;
     } else if (after == "lr") {

@@ -15,7 +15,9 @@
 #@ "#@" are the template's own, {{name}} is replaced by a value.
 # The model: {{task}}, {{model}}, N={{layers}} d_model={{d_model}} h={{heads}} d_ff={{d_ff}}
 #   V={{vocab}} L={{length}} scale={{scale}} pe={{pe}} bias={{bias}}; {{weights}}.
-# Post-LN layers (norm_first=False), ReLU, no dropout, LayerNorm eps 1e-5, as in the paper.
+# Post-LN layers (norm_first=False), ReLU, LayerNorm eps 1e-5, as in the paper; evaluated without
+# dropout (the lab drops only in training steps). Learned positions (manifest "position": "learned")
+# are the checkpoint's pos_embedding.weight, an nn.Embedding in place of the sinusoids.
 # Two switches PyTorch's layers do not have are written into the weights instead:
 #   scale=off: nn.MultiheadAttention always divides the scores by sqrt(d_k), so W_q and b_q
 #              are multiplied by sqrt(d_k) (the product q.k is then the lab's unscaled one);
@@ -78,11 +80,18 @@ class Model(torch.nn.Module):
             self.layers = torch.nn.ModuleList(
                 torch.nn.TransformerEncoderLayer(d, h, ff, **layer) for _ in range(c["layers"]))
         self.generator = torch.nn.Linear(d, c["vocab_out"])
-        self.register_buffer("pe", positional_encoding(max(c["src_len"], c["dec_len"]), d), persistent=False)
+        max_len = max(c["src_len"], c["dec_len"])
+        self.learned = c.get("position", "sinusoid") == "learned"
+        if self.learned:
+            self.pos_embedding = torch.nn.Embedding(max_len, d)
+        self.register_buffer("pe", positional_encoding(max_len, d), persistent=False)
 
     def embed(self, tokens):
         x = self.embedding(tokens) * math.sqrt(self.c["d_model"])
-        return x + self.pe[: tokens.shape[1]] if self.c["pe"] else x
+        if not self.c["pe"]:
+            return x
+        n = tokens.shape[1]
+        return x + (self.pos_embedding(torch.arange(n)) if self.learned else self.pe[:n])
 
     def forward(self, src, dec_in):
         causal = torch.nn.Transformer.generate_square_subsequent_mask(dec_in.shape[1])

@@ -104,7 +104,8 @@ def main(dump):
     stream = src if src is not None and info["kind"] == "enc_self" else dec_in
     consts = {"tokens": stream.numpy().astype(np.float32), "targets": dec_out.numpy().astype(np.float32),
               "probs": torch.softmax(model.rec["logits"], -1).detach().numpy(),
-              "embed_pe": positional_encoding(stream.shape[1], cfg["d_model"])}
+              "embed_pe": (state["pos_embedding.weight"][: stream.shape[1]] if model.learned  # Table 3 row E
+                           else positional_encoding(stream.shape[1], cfg["d_model"]))}
     failures, worst_fwd, worst_grad, counted = [], 0.0, (0.0, ""), [0, 0]
     for entry in manifest["tensors"]:
         n = entry["name"]

@@ -22,6 +22,7 @@ runs=(
   "ind20:--task induction --steps 20 --no-scale --layers 2"
   "copy0:--task copy --steps 1 --no-pe"
   "coref20:--task coref --lang en --steps 20"
+  "lpe20:--task reverse --steps 20 --position learned --dropout 0.1"
 )
 for run in "${runs[@]}"; do
   name="${run%%:*}"
@@ -46,6 +47,7 @@ check "$out/rev20" final 1
 check "$out/sort20" final 2
 check "$out/ind20" final 0
 check "$out/copy0" init 0
+check "$out/lpe20" final 1  # learned positions (the stage adds pos_embedding[:L]), trained with dropout
 
 # The same trace into a short and a long --out path: the same bytes (the heap's addresses once
 # decided how Eigen summed a row: logits 6e-6 apart).

@@ -22,6 +22,12 @@ DIR/lr.npy with torch.optim.Adam, and checks
     the tolerance log(100) / log(g) steps earlier (g: the median over the float32 replays). A bug of the size of a wrong constant
     (LayerNorm ε, a missing ÷√d_k, a rate) is far more than 100 float32 roundings and parts
     within the first steps;
+  - runs with dropout (P_drop > 0): the replay rebuilds the lab's masks from the seed
+    (train_reference.DropoutMasks, its own SplitMix64); their dropped fraction is P_drop within
+    5 standard deviations, and the same step-1 gradients without the masks must NOT agree
+    (the masks are what makes the replay agree, not a tolerance wide enough to hide them);
+  - runs with learned positions: pos_embedding.weight is in init/, final/ and grad1/ and is
+    checked like every parameter (gradient, losses, and nn layers given it by load_state_dict);
   - with scaling and biases on: nn.TransformerEncoderLayer / nn.TransformerDecoderLayer stacks
     given the final parameters by load_state_dict produce the lab's logits (DIR/logits.npy) within
     1e-5 · max(1, max |logit|).
@@ -66,6 +72,12 @@ CONFIGS = {
     # Encoder-only classifiers (issue 24): the pronoun's output classified, padding keys masked.
     "coref_zh": ("--task coref", True),
     "coref_en_4_heads_ls": ("--task coref --lang en --heads 4 --d-model 24 --label-smoothing 0.1", True),
+    # Dropout (§5.4) and learned positions (Table 3 row E), for issue 25's Table 3 rows (D) and (E).
+    "reverse_dropout_2_layers": ("--task reverse --layers 2 --dropout 0.1", True),
+    "induction_learned_pe": ("--task induction --vocab 10 --length 6 --layers 2 --batch 16 --position learned", True),
+    "sort_learned_pe_dropout_0.2": ("--task sort --vocab 7 --length 5 --position learned --dropout 0.2 "
+                                    "--lr const:0.002", True),
+    "coref_dropout_learned_pe": ("--task coref --dropout 0.1 --position learned", True),  # encoder-only
     # Where float32 rounding is amplified: large rates of the paper's schedule at a tiny d_model,
     # and an unscaled softmax that saturates (d_k = 64).
     "paper_schedule_tiny": ("--task reverse --d-model 16 --heads 2 --d-ff 32 --lr paper:2:50 --steps 200", False),
@@ -109,20 +121,21 @@ def constant_problems(ck):
 
 
 def gradient_check(ck, folder, g32):
-    """Step-1 gradients, tensor by tensor: (worst ratio to the bound, its tensor, problems)."""
-    problems, worst, worst_name = [], 0.0, ""
+    """Step-1 gradients, tensor by tensor: (worst ratio to the bound, its tensor, problems, max |Δ| overall)."""
+    problems, worst, worst_name, max_abs = [], 0.0, "", 0.0
     for n in ck.names:
         lab = np.load(os.path.join(folder, "grad1", n + ".npy")).astype(np.float64)
         want = g32[n]
         if lab.shape != want.shape:
             problems.append(f"grad {n}: shape {lab.shape} vs {want.shape}")
             continue
+        max_abs = max(max_abs, float(np.max(np.abs(lab - want))))
         ratio = np.max(np.abs(lab - want)) / (1e-4 * np.max(np.abs(want)) + 1e-6)
         if ratio > worst:
             worst, worst_name = ratio, n
     if worst > 1:
         problems.append(f"step-1 gradient of {worst_name}: max |Δ| is {worst:.2f}x the bound")
-    return worst, worst_name, problems
+    return worst, worst_name, problems, max_abs
 
 
 def exact_check(lab, t32, t64):
@@ -136,8 +149,10 @@ def exact_check(lab, t32, t64):
     if off is not None:
         problems.append(f"loss differs from PyTorch float32 at step {off + 1}: lab {lab[off]:.6g}, torch {t32[off]:.6g}")
     worst = max(rel(lab[s], t32[s]) for s in range(S))
+    worst_abs = max(abs(lab[s] - t32[s]) for s in range(S))
     parting = "within 2e-3 throughout" if apart is None else f"beyond 2e-3 at step {apart + 1}"
-    return (f"loss over {S} steps: lab/torch32 max rel Δ {worst:.1e} (torch32/torch64 {parting})"), problems
+    return (f"loss over {S} steps: lab/torch32 max rel Δ {worst:.1e}, max |Δ| {worst_abs:.1e} "
+            f"(torch32/torch64 {parting})"), problems
 
 
 def one_ulp_moved(state, seed):
@@ -185,6 +200,27 @@ def chaotic_check(ck, lab, t32, t64):
             f"lab parts at {'never' if lab_part is None else lab_part + 1}, must hold until {must_hold}"), problems
 
 
+def dropout_check(ck, folder, model):
+    """The replay's masks: their dropped fraction, and that without them the step-1 gradients part. (text, problems)"""
+    c = ck.config
+    p = c.get("dropout", 0.0)
+    if p == 0:
+        return "", []
+    m = model.masks
+    dropped = 1 - m.kept / m.total
+    sd = math.sqrt(p * (1 - p) / m.total)
+    problems = [] if abs(dropped - p) <= 5 * sd else [f"masks drop {dropped:.4f} of {m.total}, P_drop is {p}"]
+    plain = ref.FunctionalModel(c, ck.params("init"), torch.float32)  # step None: no dropout
+    plain.loss(*ref.step_tensors(ck.batches(), 0)).backward()
+    g = {n: t.grad.detach().double().numpy() for n, t in plain.p.items()}
+    without, _, _, _ = gradient_check(ck, folder, g)
+    if without <= 1:
+        problems.append(f"step-1 gradients without the dropout masks also agree ({without:.2f}x the bound): "
+                        "the check cannot see the masks")
+    return (f"; dropout {p}: {dropped:.4f} of {m.total} mask elements dropped, without the masks grads "
+            f"{without:.0f}x the bound"), problems
+
+
 def nn_layers_check(ck):
     """PyTorch's own layers, given the final parameters by load_state_dict. (text, problems)"""
     c = ck.config
@@ -213,15 +249,17 @@ def check_config(attnlab, out_root, name, flags, exact):
         return False
     ck = ref.Checkpoint(folder)
     lab = ck.array("loss.npy").astype(np.float64)
-    t32, g32 = ref.replay(ck, torch.float32)
+    model32 = []
+    t32, g32 = ref.replay(ck, torch.float32, model_out=model32)
     t64, _ = ref.replay(ck, torch.float64)
     problems = constant_problems(ck)
-    worst, worst_name, grad_problems = gradient_check(ck, folder, g32)
+    worst, worst_name, grad_problems, grad_abs = gradient_check(ck, folder, g32)
+    drop_text, drop_problems = dropout_check(ck, folder, model32[0])
     loss_text, loss_problems = exact_check(lab, t32, t64) if exact else chaotic_check(ck, lab, t32, t64)
     nn_text, nn_problems = nn_layers_check(ck)
-    problems += grad_problems + loss_problems + nn_problems
+    problems += grad_problems + loss_problems + nn_problems + drop_problems
     print(f"{'ok  ' if not problems else 'FAIL'} {name}: {len(ck.names)} tensors, step-1 grads worst {worst:.3f} of the "
-          f"bound ({worst_name}); {loss_text}; {nn_text}")
+          f"bound ({worst_name}), max |Δ| {grad_abs:.1e}; {loss_text}; {nn_text}{drop_text}")
     for p in problems:
         print(f"     {p}")
     return not problems

@@ -3,11 +3,23 @@ checkpoint folder `attnlab train --out DIR` writes (manifest.json, init/, final/
 batches/, loss.npy, lr.npy, grad1/, logits.npy).
 
 Two independent models, written from the paper and the manifest, not from the C++:
-  FunctionalModel  torch.nn.functional ops (any dtype; every switch: scaling, PE, biases)
+  FunctionalModel  torch.nn.functional ops (any dtype; every switch: scaling, PE sinusoidal or
+                   learned, biases, dropout with the lab's masks)
   NnModel          nn.TransformerEncoderLayer / nn.TransformerDecoderLayer stacks that
-                   load the checkpoint with load_state_dict (scaling and biases on)
+                   load the checkpoint with load_state_dict (scaling and biases on; evaluation,
+                   so no dropout)
 and replay(), which trains a FunctionalModel on the recorded batches with
 torch.optim.Adam at the recorded rates.
+
+Dropout (§5.4, manifest "dropout" = P_drop > 0) is the paper's: on the sums of embeddings and
+positional encodings and on every sublayer's output before its residual add; PyTorch's
+nn.Transformer*Layer(dropout=p) also drops attention weights and the FFN's hidden units, so the
+replay applies it with functional ops. The masks are not in the checkpoint: DropoutMasks
+re-derives them from the manifest's seed with an own SplitMix64 (src/core/rng.cpp, written from
+its description), in the order src/core/train/model.h documents: step t seeds
+stream_seed(seed, "dropout step t"); site S ("src_x", "dec_x", PREFIX.self_attn,
+PREFIX.multihead_attn, PREFIX.ffn) draws from SplitMix64(stream_seed(that, S)), one uniform()
+per element in row-major (B, L, d) order, dropped when below P_drop; kept values × 1/(1 − P_drop).
 
 Shared by tests/torch/check_training.py and tests/bench/train_torch.py.
 """
@@ -49,6 +61,52 @@ class Checkpoint:
                 np.load(os.path.join(b, "loss_mask.npy")))
 
 
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+def splitmix64_next(state):
+    """(new state, output) of one SplitMix64 step, in Python integers."""
+    state = (state + GOLDEN) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def stream_seed(seed, name):
+    """The seed of an independent stream: SplitMix64(seed ^ FNV-1a(name)), its first output."""
+    h = 0xCBF29CE484222325
+    for byte in name.encode():
+        h = ((h ^ byte) * 0x100000001B3) & MASK64
+    return splitmix64_next((seed ^ h) & MASK64)[1]
+
+
+def splitmix64_uniforms(seed, n):
+    """The first n uniform() values of SplitMix64(seed): (output >> 11) · 2^-53, vectorised."""
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + np.arange(1, n + 1, dtype=np.uint64) * np.uint64(GOLDEN)  # the states, mod 2^64
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+
+
+class DropoutMasks:
+    """The lab's dropout masks of one run (see the module's text): keep(step, site, shape) is a bool array."""
+
+    def __init__(self, seed, p):
+        self.seed, self.p = seed, p
+        self.kept = self.total = 0
+
+    def keep(self, step, site, shape):
+        n = int(np.prod(shape))
+        keep = splitmix64_uniforms(stream_seed(stream_seed(self.seed, f"dropout step {step}"), site), n) >= self.p
+        self.kept += int(keep.sum())
+        self.total += n
+        return keep.reshape(shape)
+
+
 def positional_encoding(length, d_model):
     """§3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), float64 then float32."""
     pe = np.zeros((length, d_model))
@@ -82,7 +140,18 @@ class FunctionalModel:
         self.p = {k: torch.tensor(v, dtype=dtype, requires_grad=True) for k, v in state.items()}
         length = max(config["src_len"], config["dec_len"])
         self.pe = torch.tensor(positional_encoding(length, config["d_model"]), dtype=dtype)
+        self.learned = config.get("position", "sinusoid") == "learned"  # the key is written when not the default
         self.key_pad = None  # encoder-only: (B, L) True where the key is the padding token
+        self.p_drop = config.get("dropout", 0.0)
+        self.masks = DropoutMasks(config["seed"], self.p_drop) if self.p_drop > 0 else None
+        self.step = None  # a training step's number (from 1): dropout on; None: evaluation
+
+    def drop(self, site, x):
+        """Inverted dropout with the lab's mask of this step and site (identity when evaluating)."""
+        if self.masks is None or self.step is None:
+            return x
+        keep = torch.from_numpy(self.masks.keep(self.step, site, tuple(x.shape)))
+        return x * (keep.to(self.dtype) / (1 - self.p_drop))
 
     def tap(self, name, t):
         """Every intermediate passes through here by name (a subclass can keep it)."""
@@ -130,7 +199,8 @@ class FunctionalModel:
 
     def embed(self, tokens, stream=""):
         x = self.tap(stream + "_embed", F.embedding(tokens, self.p["embedding.weight"]) * math.sqrt(self.c["d_model"]))
-        return self.tap(stream + "_x", x + self.pe[: tokens.shape[1]] if self.c["pe"] else x)
+        pe = self.p["pos_embedding.weight"] if self.learned else self.pe
+        return self.tap(stream + "_x", self.drop(stream + "_x", x + pe[: tokens.shape[1]] if self.c["pe"] else x))
 
     def logits(self, src, dec_in):
         c = self.c
@@ -138,22 +208,23 @@ class FunctionalModel:
             mem = self.embed(src, "src")
             for i in range(c["layers"]):
                 pre = f"encoder.layers.{i}"
-                mem = self.norm(pre + ".norm1", mem + self.mha(pre + ".self_attn", mem, mem, False))
-                mem = self.norm(pre + ".norm2", mem + self.ffn(pre, mem))
+                mem = self.norm(pre + ".norm1", mem + self.drop(pre + ".self_attn", self.mha(pre + ".self_attn", mem, mem, False)))
+                mem = self.norm(pre + ".norm2", mem + self.drop(pre + ".ffn", self.ffn(pre, mem)))
             x = self.embed(dec_in, "dec")
             for i in range(c["layers"]):
                 pre = f"decoder.layers.{i}"
-                x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, True))
-                x = self.norm(pre + ".norm2", x + self.mha(pre + ".multihead_attn", x, mem, False))
-                x = self.norm(pre + ".norm3", x + self.ffn(pre, x))
+                x = self.norm(pre + ".norm1", x + self.drop(pre + ".self_attn", self.mha(pre + ".self_attn", x, x, True)))
+                x = self.norm(pre + ".norm2",
+                              x + self.drop(pre + ".multihead_attn", self.mha(pre + ".multihead_attn", x, mem, False)))
+                x = self.norm(pre + ".norm3", x + self.drop(pre + ".ffn", self.ffn(pre, x)))
         else:  # decoder-only (causal) or encoder-only (unmasked but for the padding keys)
             causal = c["model"] == "decoder_only"
             self.key_pad = None if causal or "pad" not in c else dec_in == c["pad"]
             x = self.embed(dec_in, "dec")
             for i in range(c["layers"]):
                 pre = f"layers.{i}"
-                x = self.norm(pre + ".norm1", x + self.mha(pre + ".self_attn", x, x, causal))
-                x = self.norm(pre + ".norm2", x + self.ffn(pre, x))
+                x = self.norm(pre + ".norm1", x + self.drop(pre + ".self_attn", self.mha(pre + ".self_attn", x, x, causal)))
+                x = self.norm(pre + ".norm2", x + self.drop(pre + ".ffn", self.ffn(pre, x)))
         return self.tap("logits", F.linear(x, self.p["generator.weight"], self.p["generator.bias"]))
 
     def loss(self, src, dec_in, dec_out, loss_mask):
@@ -166,10 +237,13 @@ def step_tensors(batches, s):
     return t(src), t(dec_in), t(dec_out), t(mask)
 
 
-def replay(ck, dtype, steps=None, init=None):
+def replay(ck, dtype, steps=None, init=None, model_out=None):
     """Trains a FunctionalModel from init/ (or the given {name: array}) on the recorded batches
-    at the recorded rates. Returns (losses per step, {name: step-1 gradient as float64 numpy})."""
+    at the recorded rates, step t with step t's dropout masks. Returns (losses per step,
+    {name: step-1 gradient as float64 numpy}); model_out (a list) receives the model."""
     model = FunctionalModel(ck.config, ck.params("init") if init is None else init, dtype)
+    if model_out is not None:
+        model_out.append(model)
     adam = ck.config["adam"]
     opt = torch.optim.Adam(list(model.p.values()), lr=1.0, betas=(adam["beta1"], adam["beta2"]), eps=adam["eps"])
     lrs = ck.array("lr.npy")
@@ -179,6 +253,7 @@ def replay(ck, dtype, steps=None, init=None):
         for group in opt.param_groups:
             group["lr"] = float(lrs[s])
         opt.zero_grad()
+        model.step = s + 1
         loss = model.loss(*step_tensors(batches, s))
         loss.backward()
         losses.append(loss.item())
@@ -209,11 +284,18 @@ class NnModel(torch.nn.Module):
         else:
             self.layers = torch.nn.ModuleList(enc_layer() for _ in range(c["layers"]))
         self.generator = torch.nn.Linear(d, c["vocab_out"])
-        self.register_buffer("pe", torch.from_numpy(positional_encoding(max(c["src_len"], c["dec_len"]), d)))
+        max_len = max(c["src_len"], c["dec_len"])
+        self.learned = c.get("position", "sinusoid") == "learned"
+        if self.learned:  # Table 3 row E: a learned table in place of the sinusoids
+            self.pos_embedding = torch.nn.Embedding(max_len, d)
+        self.register_buffer("pe", torch.from_numpy(positional_encoding(max_len, d)))
 
     def embed(self, tokens):
         x = self.embedding(tokens) * math.sqrt(self.c["d_model"])
-        return x + self.pe[: tokens.shape[1]] if self.c["pe"] else x
+        if not self.c["pe"]:
+            return x
+        n = tokens.shape[1]
+        return x + (self.pos_embedding(torch.arange(n)) if self.learned else self.pe[:n])
 
     def forward(self, src, dec_in):
         n = dec_in.shape[1]

@@ -1,10 +1,11 @@
-// nn/layers.cpp — Attention Lab core: embedding, positions, residual, LayerNorm, ReLU
-// and cross-entropy, forward and backward.
+// nn/layers.cpp — Attention Lab core: embedding, positions, residual, LayerNorm, ReLU,
+// dropout and cross-entropy, forward and backward.
 #include "layers.h"
 
 #include <cmath>
 
 #include "../eigen_maps.h"
+#include "../rng.h"
 
 namespace lab {
 
@@ -32,6 +33,13 @@ template <typename T>
 void add_positions_backward(T* d_in, const T* d_out, int B, int L, int d) {
     const long n = static_cast<long>(B) * L * d;
     for (long e = 0; e < n; ++e) d_in[e] += d_out[e];
+}
+
+template <typename T>
+void positions_table_backward(T* d_pe, const T* d_out, int B, int L, int d) {
+    const long block = static_cast<long>(L) * d;
+    for (int b = 0; b < B; ++b)
+        for (long e = 0; e < block; ++e) d_pe[e] += d_out[b * block + e];
 }
 
 template <typename T>
@@ -146,12 +154,41 @@ void cross_entropy_backward(T* d_logits, T d_loss, const T* probs, const int32_t
     }
 }
 
+void dropout_mask(uint8_t* keep, long n, double p, uint64_t seed) {
+    Rng rng(seed);
+    for (long e = 0; e < n; ++e) keep[e] = rng.uniform() < p ? 0 : 1;
+}
+
+namespace {
+// 1/(1 − p) as PyTorch's dropout computes it: 1 − p in double, rounded to T, then divided.
+template <typename T>
+T kept_scale(double p) {
+    return T(1) / static_cast<T>(1.0 - p);
+}
+}  // namespace
+
+template <typename T>
+void dropout_forward(T* out, const T* in, const uint8_t* keep, long n, double p) {
+    const T scale = kept_scale<T>(p);
+    for (long e = 0; e < n; ++e) out[e] = keep[e] ? in[e] * scale : T(0);
+}
+
+template <typename T>
+void dropout_backward(T* d_in, const T* d_out, const uint8_t* keep, long n, double p) {
+    const T scale = kept_scale<T>(p);
+    for (long e = 0; e < n; ++e)
+        if (keep[e]) d_in[e] += d_out[e] * scale;
+}
+
 #define LAB_INSTANTIATE(T)                                                                                        \
     template void embedding_forward<T>(T*, const int32_t*, const T*, int, int, T);                               \
     template void embedding_backward<T>(T*, const T*, const int32_t*, int, int, T);                              \
     template void add_positions_forward<T>(T*, const T*, const T*, int, int, int);                               \
     template void add_positions_backward<T>(T*, const T*, int, int, int);                                        \
+    template void positions_table_backward<T>(T*, const T*, int, int, int);                                      \
     template void residual_forward<T>(T*, const T*, const T*, long);                                             \
+    template void dropout_forward<T>(T*, const T*, const uint8_t*, long, double);                                \
+    template void dropout_backward<T>(T*, const T*, const uint8_t*, long, double);                               \
     template void residual_backward<T>(T*, T*, const T*, long);                                                  \
     template void layer_norm_forward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, T);                  \
     template void layer_norm_backward<T>(T*, T*, T*, const T*, const T*, const T*, const T*, const T*, int, int); \

@@ -85,6 +85,7 @@ ModelLayout make_layout(const ModelShape& m) {
     layout.shape = m;
     LayoutBuilder b{layout};
     layout.embedding = b.add("embedding.weight", {m.vocab_size, m.d_model}, ParamInit::Normal);
+    if (m.learned_positions()) layout.pos_embedding = b.add("pos_embedding.weight", {m.max_len(), m.d_model}, ParamInit::NormalUnit);
     const bool encdec = m.kind == ModelKind::EncoderDecoder;
     for (int i = 0; encdec && i < m.layers; ++i) {
         const std::string prefix = "encoder.layers." + std::to_string(i);
@@ -140,6 +141,7 @@ void init_params(T* params, const ModelLayout& layout, uint64_t seed) {
         for (float& v : torch_order) {
             switch (p.init) {
                 case ParamInit::Normal: v = static_cast<float>(rng.normal() * std_dev); break;
+                case ParamInit::NormalUnit: v = static_cast<float>(rng.normal()); break;
                 case ParamInit::XavierUniform:
                 case ParamInit::LinearDefault: v = static_cast<float>(rng.uniform(-bound, bound)); break;
                 case ParamInit::Zeros: v = 0.0f; break;
@@ -198,7 +200,7 @@ struct Carver {
         take(a.scores, scores), take(a.scaled, scores), take(a.masked, scores), take(a.weights, scores);
         take(a.context, B * h * Lq * dk), take(a.concat, B * Lq * d), take(a.out, B * Lq * d);
     }
-    void layer(LayerActs<T>& a, const LayerSlots& s, int B, int L, int L_mem, const ModelShape& m) {
+    void layer(LayerActs<T>& a, DropoutActs<T>* dr, const LayerSlots& s, int B, int L, int L_mem, const ModelShape& m) {
         const long rows = static_cast<long>(B) * L;
         attention(a.self_attn, B, L, L, m);
         if (s.has_cross) attention(a.cross_attn, B, L, L_mem, m);
@@ -207,15 +209,28 @@ struct Carver {
             take(a.mean[n], rows), take(a.rstd[n], rows);
         }
         take(a.ff_h, rows * m.d_ff), take(a.ff_a, rows * m.d_ff), take(a.ff_out, rows * m.d_model);
+        for (int n = 0; dr && n <= s.ffn_norm(); ++n) {
+            take(dr->drop[n], rows * m.d_model);
+            if (!counting) dr->keep[n].assign(static_cast<size_t>(rows * m.d_model), 0);
+        }
     }
     void all(const ModelLayout& layout, int B) {
         const ModelShape& m = layout.shape;
         const long d = m.d_model;
         take(ws.src_embed, B * ws.src_len * d), take(ws.src_x, B * ws.src_len * d);
         take(ws.dec_embed, B * ws.dec_len * d), take(ws.dec_x, B * ws.dec_len * d);
-        for (size_t i = 0; i < layout.encoder.size(); ++i) layer(ws.enc[i], layout.encoder[i], B, ws.src_len, 0, m);
+        const bool drop = m.dropout > 0;
+        if (drop) {
+            take(ws.src_pos, B * ws.src_len * d), take(ws.dec_pos, B * ws.dec_len * d);
+            if (!counting) {
+                ws.src_keep.assign(static_cast<size_t>(B * ws.src_len * d), 0);
+                ws.dec_keep.assign(static_cast<size_t>(B * ws.dec_len * d), 0);
+            }
+        }
+        for (size_t i = 0; i < layout.encoder.size(); ++i)
+            layer(ws.enc[i], drop ? &ws.enc_drop[i] : nullptr, layout.encoder[i], B, ws.src_len, 0, m);
         for (size_t i = 0; i < layout.decoder.size(); ++i)
-            layer(ws.dec[i], layout.decoder[i], B, ws.dec_len, ws.src_len, m);
+            layer(ws.dec[i], drop ? &ws.dec_drop[i] : nullptr, layout.decoder[i], B, ws.dec_len, ws.src_len, m);
         take(ws.logits, static_cast<long>(B) * ws.dec_len * m.vocab_out);
         take(ws.probs, static_cast<long>(B) * ws.dec_len * m.vocab_out);
     }
@@ -236,6 +251,12 @@ void workspace_resize(Workspace<T>& ws, const ModelLayout& layout, int batch) {
     ws.dec_out.assign(static_cast<size_t>(batch) * ws.dec_len, 0);
     ws.enc.assign(layout.encoder.size(), LayerActs<T>{});
     ws.dec.assign(layout.decoder.size(), LayerActs<T>{});
+    // Without dropout nothing of it is allocated: the heap sees what it saw before dropout existed,
+    // so default runs keep their bytes where results depend on where a buffer lands (linear_backward's
+    // bias sums into grads: Eigen's head/tail columns round differently from its packet columns).
+    ws.enc_drop.clear(), ws.dec_drop.clear();
+    ws.src_keep.clear(), ws.dec_keep.clear();
+    if (m.dropout > 0) ws.enc_drop.resize(layout.encoder.size()), ws.dec_drop.resize(layout.decoder.size());
     Carver<T> carver{ws};
     carver.all(layout, batch);
     ws.values.assign(carver.used, T(0));
@@ -255,6 +276,7 @@ size_t workspace_size(const ModelLayout& layout, int batch) {
     ws.dec_len = layout.shape.dec_len;
     ws.enc.resize(layout.encoder.size());
     ws.dec.resize(layout.decoder.size());
+    if (layout.shape.dropout > 0) ws.enc_drop.resize(layout.encoder.size()), ws.dec_drop.resize(layout.decoder.size());
     Carver<float> carver{ws};
     carver.all(layout, batch);
     return carver.used;

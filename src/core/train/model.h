@@ -14,6 +14,18 @@
 //                    as src_key_padding_mask. Its layers are the decoder-only ones without the
 //                    causal mask ("layers.0", kept in ModelLayout::decoder / Workspace::dec,
 //                    the stack that feeds the generator), its attentions EncoderSelf blocks.
+// Positions (§3.5, when ModelShape::pe): the sinusoidal table, or a learned one
+// (ModelShape::position, Table 3 row E): "pos_embedding.weight" (max(src_len, dec_len), d_model),
+// shared by the encoder and the decoder as the sinusoids are, added to embedding·√d_model.
+// Dropout (§5.4, ModelShape::dropout = P_drop, in a pass with Workspace::train only): inverted
+// dropout on embedding·√d_model + PE (each stack's input) and on every sublayer's output before
+// its residual add: x = LN(x + Dropout(Sublayer(x))). The masks are drawn per site, in the order
+// of the site's elements (row-major (B, L, d)), site S of a pass from
+//   Rng(stream_seed(Workspace::dropout_seed, S)),  S = "src_x" | "dec_x" | PREFIX ".self_attn" |
+//   PREFIX ".multihead_attn" | PREFIX ".ffn"  (PREFIX "encoder.layers.0", "decoder.layers.1", "layers.0")
+// element e dropped when that Rng's e-th uniform() < P_drop (dropout_mask, nn/layers.h). The
+// trainer seeds step t's pass with stream_seed(seed, "dropout step t") (trainer.cpp); the PyTorch
+// replay (tests/torch/train_reference.py) re-derives the same masks from its own SplitMix64.
 // Layers are post-LN as the paper (and nn.TransformerEncoderLayer/DecoderLayer with
 // norm_first=False):
 //   encoder layer  x = LN1(x + SelfAttn(x)),            x = LN2(x + FFN(x))
@@ -40,6 +52,7 @@
 namespace lab {
 
 enum class ModelKind { EncoderDecoder, DecoderOnly, EncoderOnly };
+enum class PositionKind { Sinusoid, Learned };
 const char* model_kind_name(ModelKind kind);   // manifest.json's "model": "encoder_decoder" | "decoder_only" | "encoder_only"
 const char* model_kind_label(ModelKind kind);  // as printed: "encoder-decoder" | "decoder-only" | "encoder-only"
 
@@ -55,15 +68,21 @@ struct ModelShape {
     int dec_len = 8;      // decoder length
     int pad = -1;         // encoder-only: the padding token id, masked out as a key (-1: none)
     bool scale = true;    // ÷√d_k
-    bool pe = true;       // sinusoidal positional encoding (§3.5)
+    bool pe = true;       // positional encoding (§3.5)
+    PositionKind position = PositionKind::Sinusoid;  // with pe: the sinusoids, or pos_embedding.weight (learned)
     bool bias = true;     // attention projection biases (in_proj_bias, out_proj.bias)
     double layer_norm_eps = 1e-5;
     double label_smoothing = 0.0;
+    double dropout = 0.0;  // P_drop of a training pass (Workspace::train); 0: no dropout, nothing carved for it
 
     int d_k() const { return d_model / heads; }
+    bool learned_positions() const { return pe && position == PositionKind::Learned; }
+    int max_len() const { return kind == ModelKind::EncoderDecoder && src_len > dec_len ? src_len : dec_len; }
 };
 
-enum class ParamInit { Normal, XavierUniform, LinearDefault, Zeros, Ones };
+// Normal: N(0, 1/d_model) (the token embedding, scaled by √d_model); NormalUnit: N(0, 1), nn.Embedding's
+// default (the learned positions, added unscaled).
+enum class ParamInit { Normal, XavierUniform, LinearDefault, Zeros, Ones, NormalUnit };
 
 constexpr size_t kNoParam = static_cast<size_t>(-1);
 
@@ -108,6 +127,7 @@ struct ModelLayout {
     std::vector<ParamInfo> params;  // in state_dict order
     size_t total = 0;               // floats in the flat buffer
     size_t embedding = kNoParam, generator_w = kNoParam, generator_b = kNoParam;
+    size_t pos_embedding = kNoParam;  // learned positions (max_len, d), right after embedding.weight
     std::vector<LayerSlots> encoder, decoder;  // decoder-only and encoder-only models use decoder
     std::vector<AttentionBlockInfo> blocks;     // encoder self, then per decoder layer self (and cross)
 
@@ -162,6 +182,16 @@ struct LayerActs {
     const Slot<T>& output(const LayerSlots& s) const { return ln[s.ffn_norm()]; }
 };
 
+// One layer's dropout (ModelShape::dropout > 0), used in a Workspace::train pass only:
+// sublayer k's output after dropout, the residual's addend (B·L, d), and its mask (1 = kept).
+// Kept apart from LayerActs so that a model without dropout allocates exactly what it did
+// before dropout existed (see workspace_resize).
+template <typename T>
+struct DropoutActs {
+    Slot<T> drop[3];
+    std::vector<uint8_t> keep[3];
+};
+
 // Everything one batch needs, sized once (no allocation per step). Not copyable:
 // the slots point into its arenas.
 template <typename T>
@@ -175,11 +205,16 @@ struct Workspace {
     std::vector<uint8_t> loss_mask;  // (B, dec_len); empty = every position
     std::vector<uint8_t> head_keep;  // blocks × heads, 0 = knocked out; empty = all heads
     bool record = false;           // also keep scores, scaled, masked
-    Slot<T> src_embed, src_x, dec_embed, dec_x;  // embedding·√d, then + PE
+    bool train = false;            // a training pass: dropout (ModelShape::dropout) is on
+    uint64_t dropout_seed = 0;     // the masks of a train pass (see the top of this file)
+    Slot<T> src_embed, src_x, dec_embed, dec_x;  // embedding·√d, then + PE (then dropout in a train pass)
+    Slot<T> src_pos, dec_pos;      // dropout > 0: embedding·√d + PE before dropout (a train pass only)
+    std::vector<uint8_t> src_keep, dec_keep;  // ... and the masks
     std::vector<LayerActs<T>> enc, dec;
+    std::vector<DropoutActs<T>> enc_drop, dec_drop;  // per layer when ModelShape::dropout > 0, else empty
     Slot<T> logits, probs;         // (B·cur_len, vocab_out)
     T loss = 0;
-    std::vector<T> pe;             // (max length, d)
+    std::vector<T> pe;             // (max length, d): the sinusoids (learned positions are parameters)
     std::vector<float> causal_keep;  // (cur_len, cur_len)
     std::vector<float> pad_keep;     // encoder-only: (B, L, L), 0 where the key is the padding token
     AlignedVector<T> values, grads;  // the arenas (aligned: see tensor.h)

@@ -7,6 +7,7 @@
 #include "../config.h"
 #include "../nn/attention_backward.h"
 #include "../nn/layers.h"
+#include "../rng.h"
 #include "model.h"
 
 namespace lab {
@@ -114,14 +115,29 @@ const uint8_t* heads_of(const Workspace<T>& ws, const ModelShape& m, int block) 
 }
 
 // The inputs of one layer: rows x (B·L, d), encoder memory (B·L_mem, d) for
-// cross-attention, and the index of its first attention in layout.blocks.
+// cross-attention, the index of its first attention in layout.blocks, and its name
+// (stack "encoder.layers." | "decoder.layers." | "layers.", index) for its dropout sites.
 template <typename T>
 struct LayerCall {
     const T* x;
     const T* memory;
     int B, L, L_mem;
     int first_block;
+    const char* stack;
+    int index;
 };
+
+// Whether this pass drops (a training pass of a model with P_drop > 0).
+template <typename T>
+bool dropping(const Workspace<T>& ws, const ModelShape& m) {
+    return ws.train && m.dropout > 0;
+}
+
+// The seed of one dropout site's mask in this pass (model.h: "src_x", "decoder.layers.0.ffn", ...).
+template <typename T>
+uint64_t site_seed(const Workspace<T>& ws, const std::string& site) {
+    return stream_seed(ws.dropout_seed, site);
+}
 
 template <typename T>
 AttentionCall<T> self_call(const Workspace<T>& ws, const LayerSlots& s, const LayerCall<T>& c, const ModelShape& m) {
@@ -134,41 +150,50 @@ AttentionCall<T> cross_call(const Workspace<T>& ws, const LayerActs<T>& a, const
     return {a.ln[0].x, c.memory, c.B, c.L, c.L_mem, nullptr, 0, heads_of(ws, m, c.first_block + 1)};
 }
 
+// dr: the layer's dropout (a train pass with dropout), else null.
 template <typename T>
-void layer_forward(LayerActs<T>& a, const LayerSlots& s, const T* params, const LayerCall<T>& c, const Workspace<T>& ws,
-                   const ModelShape& m) {
+void layer_forward(LayerActs<T>& a, DropoutActs<T>* dr, const LayerSlots& s, const T* params, const LayerCall<T>& c,
+                   const Workspace<T>& ws, const ModelShape& m) {
     const int rows = c.B * c.L, d = m.d_model;
     const long n = static_cast<long>(rows) * d;
     const T eps = static_cast<T>(m.layer_norm_eps);
-    auto sublayer_end = [&](int k, const T* x, const T* sub) {  // x = LN_k(x + sublayer(x))
+    // x = LN_k(x + sublayer(x)), or with dropout x = LN_k(x + Dropout(sublayer(x))) (§5.4)
+    auto sublayer_end = [&](int k, const T* x, const T* sub, const char* site) {
+        if (dr) {
+            dropout_mask(dr->keep[k].data(), n, m.dropout, site_seed(ws, c.stack + std::to_string(c.index) + "." + site));
+            dropout_forward(dr->drop[k].x, sub, dr->keep[k].data(), n, m.dropout);
+            sub = dr->drop[k].x;
+        }
         residual_forward(a.res[k].x, x, sub, n);
         layer_norm_forward(a.ln[k].x, a.mean[k].x, a.rstd[k].x, a.res[k].x, params + s.norm_w[k], params + s.norm_b[k],
                            rows, d, eps);
         return a.ln[k].x;
     };
     attention_forward(a.self_attn, s.self_attn, params, self_call(ws, s, c, m), m, ws.record);
-    const T* x = sublayer_end(0, c.x, a.self_attn.out.x);
+    const T* x = sublayer_end(0, c.x, a.self_attn.out.x, "self_attn");
     if (s.has_cross) {
         attention_forward(a.cross_attn, s.cross_attn, params, cross_call(ws, a, c, m), m, ws.record);
-        x = sublayer_end(1, x, a.cross_attn.out.x);
+        x = sublayer_end(1, x, a.cross_attn.out.x, "multihead_attn");
     }
     linear(a.ff_h.x, x, params + s.w1, params + s.b1, rows, d, m.d_ff);
     relu_forward(a.ff_a.x, a.ff_h.x, static_cast<long>(rows) * m.d_ff);
     linear(a.ff_out.x, a.ff_a.x, params + s.w2, params + s.b2, rows, m.d_ff, d);
-    sublayer_end(s.ffn_norm(), x, a.ff_out.x);
+    sublayer_end(s.ffn_norm(), x, a.ff_out.x, "ffn");
 }
 
 // From the gradient of the layer's output (a.output(s).d): adds to d_x (the layer's
 // input) and d_memory (cross-attention's keys and values).
 template <typename T>
-void layer_backward(T* d_x, T* d_memory, T* grads, LayerActs<T>& a, const LayerSlots& s, const T* params,
-                    const LayerCall<T>& c, const Workspace<T>& ws, const ModelShape& m) {
+void layer_backward(T* d_x, T* d_memory, T* grads, LayerActs<T>& a, const DropoutActs<T>* dr, const LayerSlots& s,
+                    const T* params, const LayerCall<T>& c, const Workspace<T>& ws, const ModelShape& m) {
     const int rows = c.B * c.L, d = m.d_model;
     const long n = static_cast<long>(rows) * d;
     auto sublayer_end_backward = [&](int k, T* d_in, T* d_sub) {
         layer_norm_backward(a.res[k].d, grads + s.norm_w[k], grads + s.norm_b[k], a.ln[k].d, a.res[k].x, a.mean[k].x,
                             a.rstd[k].x, params + s.norm_w[k], rows, d);
-        residual_backward(d_in, d_sub, a.res[k].d, n);
+        if (!dr) return residual_backward(d_in, d_sub, a.res[k].d, n);
+        residual_backward(d_in, dr->drop[k].d, a.res[k].d, n);
+        dropout_backward(d_sub, dr->drop[k].d, dr->keep[k].data(), n, m.dropout);  // through the forward's mask
     };
     const int f = s.ffn_norm();
     T* d_ffn_in = s.has_cross ? a.ln[1].d : a.ln[0].d;
@@ -185,26 +210,50 @@ void layer_backward(T* d_x, T* d_memory, T* grads, LayerActs<T>& a, const LayerS
     attention_backward(d_x, d_x, grads, a.self_attn, s.self_attn, params, self_call(ws, s, c, m), m);
 }
 
-// Token embedding ·√d_model (§3.4), then + PE (§3.5) when on. tokens (B, stride) of
-// which the first L positions are used.
+// One stack's input: its embedding slots, the sum before dropout, the mask, and the dropout site.
 template <typename T>
-void embed_forward(Slot<T>& embedded, Slot<T>& x, const int32_t* tokens, int stride, const T* params,
-                   const Workspace<T>& ws, const ModelLayout& layout, int L) {
+struct EmbedSlots {
+    Slot<T>& embedded;  // embedding·√d_model
+    Slot<T>& x;         // + PE (then dropout in a train pass): what the first layer reads
+    Slot<T>& pos;       // a train pass with dropout: + PE, before dropout
+    std::vector<uint8_t>& keep;
+    const char* site;   // "src_x" | "dec_x"
+};
+
+// Token embedding ·√d_model (§3.4), then + PE (§3.5) when on: the sinusoids or the learned
+// table; then dropout in a train pass (§5.4). tokens (B, stride) of which the first L positions
+// are used.
+template <typename T>
+void embed_forward(const EmbedSlots<T>& e, const int32_t* tokens, int stride, const T* params, const Workspace<T>& ws,
+                   const ModelLayout& layout, int L) {
     const ModelShape& m = layout.shape;
     const T scale = static_cast<T>(std::sqrt(static_cast<double>(m.d_model)));
     for (int b = 0; b < ws.batch; ++b)
-        embedding_forward(embedded.x + static_cast<long>(b) * L * m.d_model, tokens + static_cast<long>(b) * stride,
+        embedding_forward(e.embedded.x + static_cast<long>(b) * L * m.d_model, tokens + static_cast<long>(b) * stride,
                           params + layout.embedding, L, m.d_model, scale);
     const long n = static_cast<long>(ws.batch) * L * m.d_model;
-    if (m.pe) add_positions_forward(x.x, embedded.x, ws.pe.data(), ws.batch, L, m.d_model);
-    else std::copy(embedded.x, embedded.x + n, x.x);
+    const bool drop = dropping(ws, m);
+    T* sum = drop ? e.pos.x : e.x.x;
+    const T* pe = m.learned_positions() ? params + layout.pos_embedding : ws.pe.data();
+    if (m.pe) add_positions_forward(sum, e.embedded.x, pe, ws.batch, L, m.d_model);
+    else std::copy(e.embedded.x, e.embedded.x + n, sum);
+    if (!drop) return;
+    dropout_mask(e.keep.data(), n, m.dropout, site_seed(ws, e.site));
+    dropout_forward(e.x.x, sum, e.keep.data(), n, m.dropout);
 }
 
 template <typename T>
-void embed_backward(T* grads, Slot<T>& embedded, Slot<T>& x, const int32_t* tokens, int stride, const Workspace<T>& ws,
+void embed_backward(T* grads, const EmbedSlots<T>& e, const int32_t* tokens, int stride, const Workspace<T>& ws,
                     const ModelLayout& layout, int L) {
     const ModelShape& m = layout.shape;
-    add_positions_backward(embedded.d, x.d, ws.batch, L, m.d_model);  // also right without PE: x = embedded
+    const long n = static_cast<long>(ws.batch) * L * m.d_model;
+    const bool drop = dropping(ws, m);
+    if (drop) dropout_backward(e.pos.d, e.x.d, e.keep.data(), n, m.dropout);
+    const T* d_sum = drop ? e.pos.d : e.x.d;
+    Slot<T>& embedded = e.embedded;
+    add_positions_backward(embedded.d, d_sum, ws.batch, L, m.d_model);  // also right without PE: sum = embedded
+    if (m.learned_positions())
+        positions_table_backward(grads + layout.pos_embedding, d_sum, ws.batch, L, m.d_model);
     const T scale = static_cast<T>(std::sqrt(static_cast<double>(m.d_model)));
     for (int b = 0; b < ws.batch; ++b)
         embedding_backward(grads + layout.embedding, embedded.d + static_cast<long>(b) * L * m.d_model,
@@ -214,23 +263,46 @@ void embed_backward(T* grads, Slot<T>& embedded, Slot<T>& x, const int32_t* toke
 template <typename T>
 LayerCall<T> encoder_call(const Workspace<T>& ws, int i) {
     const T* x = i == 0 ? ws.src_x.x : ws.enc[static_cast<size_t>(i) - 1].ln[1].x;
-    return {x, nullptr, ws.batch, ws.src_len, 0, i};
+    return {x, nullptr, ws.batch, ws.src_len, 0, i, "encoder.layers.", i};
 }
 template <typename T>
 LayerCall<T> decoder_call(const Workspace<T>& ws, const ModelLayout& layout, int i) {
     const T* x = i == 0 ? ws.dec_x.x : ws.dec[static_cast<size_t>(i) - 1].output(layout.decoder[static_cast<size_t>(i) - 1]).x;
     const T* memory = ws.enc.empty() ? nullptr : ws.enc.back().ln[1].x;
-    const int per_layer = layout.shape.kind == ModelKind::EncoderDecoder ? 2 : 1;
-    return {x, memory, ws.batch, ws.cur_len, ws.src_len, static_cast<int>(layout.encoder.size()) + per_layer * i};
+    const bool encdec = layout.shape.kind == ModelKind::EncoderDecoder;
+    const int per_layer = encdec ? 2 : 1;
+    return {x, memory, ws.batch, ws.cur_len, ws.src_len, static_cast<int>(layout.encoder.size()) + per_layer * i,
+            encdec ? "decoder.layers." : "layers.", i};
+}
+
+// Layer i's dropout in this pass (null when it does not drop).
+template <typename T>
+DropoutActs<T>* enc_dropout(Workspace<T>& ws, const ModelShape& m, size_t i) {
+    return dropping(ws, m) ? &ws.enc_drop[i] : nullptr;
+}
+template <typename T>
+DropoutActs<T>* dec_dropout(Workspace<T>& ws, const ModelShape& m, size_t i) {
+    return dropping(ws, m) ? &ws.dec_drop[i] : nullptr;
+}
+
+// The encoder's and the decoder's input slots.
+template <typename T>
+EmbedSlots<T> src_slots(Workspace<T>& ws) {
+    return {ws.src_embed, ws.src_x, ws.src_pos, ws.src_keep, "src_x"};
+}
+template <typename T>
+EmbedSlots<T> dec_slots(Workspace<T>& ws) {
+    return {ws.dec_embed, ws.dec_x, ws.dec_pos, ws.dec_keep, "dec_x"};
 }
 
 }  // namespace
 
 template <typename T>
 void model_encode(Workspace<T>& ws, const ModelLayout& layout, const T* params) {
-    embed_forward(ws.src_embed, ws.src_x, ws.src.data(), ws.src_len, params, ws, layout, ws.src_len);
+    embed_forward(src_slots(ws), ws.src.data(), ws.src_len, params, ws, layout, ws.src_len);
     for (size_t i = 0; i < layout.encoder.size(); ++i)
-        layer_forward(ws.enc[i], layout.encoder[i], params, encoder_call(ws, static_cast<int>(i)), ws, layout.shape);
+        layer_forward(ws.enc[i], enc_dropout(ws, layout.shape, i), layout.encoder[i], params,
+                      encoder_call(ws, static_cast<int>(i)), ws, layout.shape);
 }
 
 namespace {
@@ -263,9 +335,10 @@ void model_decode(Workspace<T>& ws, const ModelLayout& layout, const T* params, 
         build_keep_mask(ws.causal_keep.data(), causal);  // the stepper's causal mask: keep j <= i
     }
     ws.cur_len = len;
-    embed_forward(ws.dec_embed, ws.dec_x, ws.dec_in.data(), ws.dec_len, params, ws, layout, len);
+    embed_forward(dec_slots(ws), ws.dec_in.data(), ws.dec_len, params, ws, layout, len);
     for (size_t i = 0; i < layout.decoder.size(); ++i)
-        layer_forward(ws.dec[i], layout.decoder[i], params, decoder_call(ws, layout, static_cast<int>(i)), ws, m);
+        layer_forward(ws.dec[i], dec_dropout(ws, m, i), layout.decoder[i], params,
+                      decoder_call(ws, layout, static_cast<int>(i)), ws, m);
     const T* top = ws.dec.back().output(layout.decoder.back()).x;
     linear(ws.logits.x, top, params + layout.generator_w, params + layout.generator_b, ws.batch * len, m.d_model,
            m.vocab_out);
@@ -304,16 +377,17 @@ void model_backward(Workspace<T>& ws, const ModelLayout& layout, const T* params
     for (int i = static_cast<int>(layout.decoder.size()) - 1; i >= 0; --i) {
         const size_t u = static_cast<size_t>(i);
         T* d_x = i == 0 ? ws.dec_x.d : ws.dec[u - 1].ln[layout.decoder[u - 1].ffn_norm()].d;
-        layer_backward(d_x, d_memory, grads, ws.dec[u], layout.decoder[u], params, decoder_call(ws, layout, i), ws, m);
+        layer_backward(d_x, d_memory, grads, ws.dec[u], dec_dropout(ws, m, u), layout.decoder[u], params,
+                       decoder_call(ws, layout, i), ws, m);
     }
-    embed_backward(grads, ws.dec_embed, ws.dec_x, ws.dec_in.data(), ws.dec_len, ws, layout, ws.dec_len);
+    embed_backward(grads, dec_slots(ws), ws.dec_in.data(), ws.dec_len, ws, layout, ws.dec_len);
     for (int i = static_cast<int>(layout.encoder.size()) - 1; i >= 0; --i) {
         const size_t u = static_cast<size_t>(i);
         T* d_x = i == 0 ? ws.src_x.d : ws.enc[u - 1].ln[1].d;
-        layer_backward(d_x, static_cast<T*>(nullptr), grads, ws.enc[u], layout.encoder[u], params,
-                       encoder_call(ws, i), ws, m);
+        layer_backward(d_x, static_cast<T*>(nullptr), grads, ws.enc[u], enc_dropout(ws, m, u), layout.encoder[u],
+                       params, encoder_call(ws, i), ws, m);
     }
-    if (!layout.encoder.empty()) embed_backward(grads, ws.src_embed, ws.src_x, ws.src.data(), ws.src_len, ws, layout, ws.src_len);
+    if (!layout.encoder.empty()) embed_backward(grads, src_slots(ws), ws.src.data(), ws.src_len, ws, layout, ws.src_len);
 }
 
 template <typename T>

@@ -96,8 +96,17 @@ KeyTable<T> make_train_keys() {
         whole<&T::seed>("seed", 0, &ConfigLimits::max_seed).flag("--seed").checked_when_read(),
         on_off<&T::scale>("scale").flag("--no-scale"),
         on_off<&T::pe>("pe").flag("--no-pe"),
+        choice<&T::position>("position", {{"sinusoid", nullptr, int(PositionKind::Sinusoid)},
+                                          {"learned", nullptr, int(PositionKind::Learned)}})
+            .flag("--position").messages(Str::url_bad_position, Str::io_bad_position, Str::cli_expect_position)
+            .written_when([](const void* c) { return as_train(c).position != PositionKind::Sinusoid; }),
         on_off<&T::bias>("bias").flag("--no-bias"),
         decimal<&T::label_smoothing>("label_smoothing", 0.0, 0.99).flag("--label-smoothing"),
+        // P_drop below 1 (1 would drop everything; 1/(1 − p) grows without bound), as label_smoothing's range.
+        // manifest.json always holds "dropout" (after layer_norm_eps, checkpoint.cpp); links and state() only
+        // when it is not 0.
+        decimal<&T::dropout>("dropout", 0.0, 0.99)
+            .flag("--dropout").written_when([](const void* c) { return as_train(c).dropout != 0; }),
         text_key("lr", [](void* c, const std::string& s) { return parse_lr(s, &static_cast<T*>(c)->lr); },
                  [](const void* c) { return lr_text(as_train(c).lr); })
             .flag("--lr").messages(Str::url_bad_lr, Str::io_bad_lr, Str::cli_expect_lr),
@@ -144,6 +153,7 @@ std::vector<ConfigError> validate_train_config(const TrainConfig& c, const Confi
     std::vector<ConfigError> errors;
     check_ranges(c, limits, errors);
     if (c.gap > 0 && c.task != TaskKind::Induction) errors.push_back({"gap", Msg(Str::train_gap_not_induction, c.gap)});
+    if (c.position == PositionKind::Learned && !c.pe) errors.push_back({"position", Str::train_position_needs_pe});
     if (!errors.empty()) return errors;
     if (c.d_model % c.heads != 0) {
         std::string valid;
@@ -190,8 +200,10 @@ ModelShape model_shape(const TrainConfig& c) {
     m.dec_len = t.dec_len();
     m.scale = c.scale;
     m.pe = c.pe;
+    m.position = c.position;
     m.bias = c.bias;
     m.label_smoothing = c.label_smoothing;
+    m.dropout = c.dropout;
     return m;
 }
 

@@ -38,9 +38,11 @@ struct TrainConfig {
     double target_exact = 0;  // > 0: stop at the first evaluation with this held-out exact accuracy
     uint32_t seed = 1;
     bool scale = true;   // ÷√d_k
-    bool pe = true;      // sinusoidal positional encoding
+    bool pe = true;      // positional encoding (§3.5)
+    PositionKind position = PositionKind::Sinusoid;  // with pe: sinusoids, or learned (pos_embedding.weight, Table 3 E)
     bool bias = true;    // attention projection biases
     double label_smoothing = 0;
+    double dropout = 0;  // P_drop (§5.4) in training steps, in [0, 0.99]; 0: none (evaluation never drops)
     LrConfig lr;         // rate/factor/warmup 0: defaults (const 3e-3; paper factor 1, warmup 4000)
 };
 

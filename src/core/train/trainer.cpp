@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "../rng.h"
+
 namespace lab {
 
 std::vector<int32_t> Sample::expected() const {
@@ -35,6 +37,7 @@ bool Trainer::init(const TrainConfig& config, std::vector<ConfigError>* errors) 
     steps_done_ = 0;
     stop_ = TrainStop{};
     workspace_resize(train_ws_, layout_, c.batch);
+    train_ws_.train = true;  // the training steps' passes drop (when config().dropout > 0); the others never do
     workspace_resize(eval_ws_, layout_, std::min(c.eval_size, 256));
     workspace_resize(sample_ws_, layout_, 1);
     sample_ws_.record = true;
@@ -52,6 +55,8 @@ int Trainer::step(int n) {
     while (made < n && !finished()) {
         const int t = steps_done_ + 1;
         stream_.next_batch(train_ws_.src, train_ws_.dec_in, train_ws_.dec_out, train_ws_.loss_mask, config_.batch);
+        // Dropout's masks of step t (model.h): its sites draw from stream_seed(this, site).
+        if (config_.dropout > 0) train_ws_.dropout_seed = stream_seed(config_.seed, "dropout step " + std::to_string(t));
         const float loss = model_forward(train_ws_, layout_, params_.data());
         if (!std::isfinite(loss)) {
             record_stop(StopCause::NonFiniteLoss, "");
