@@ -35,6 +35,7 @@ const KnobText kKnobs[] = {
     {"steps", UiStr::tv_knob_steps, UiStr::tv_tip_steps},          {"seed", UiStr::tv_knob_seed, UiStr::tv_tip_seed},
     {"scale", UiStr::tv_knob_scale, UiStr::tv_tip_scale},          {"pe", UiStr::tv_knob_pe, UiStr::tv_tip_pe},
     {"bias", UiStr::tv_knob_bias, UiStr::tv_tip_bias},             {"label_smoothing", UiStr::tv_knob_ls, UiStr::tv_tip_ls},
+    {"dropout", UiStr::tv_knob_dropout, UiStr::tv_tip_dropout},    {"position", UiStr::tv_knob_position, UiStr::tv_tip_position},
     {"lr", UiStr::tv_knob_lr, UiStr::tv_tip_lr},                   {"eval_every", UiStr::tv_knob_eval_every, UiStr::tv_tip_eval_every},
     {"eval_size", UiStr::tv_knob_eval_size, UiStr::tv_tip_eval_size},
 };
@@ -162,6 +163,15 @@ bool draw_knob(LabApp& app, const ConfigKey& k, const KnobText& text, TrainConfi
         if ((changed = ImGui::InputDouble(label.c_str(), &v, 0.05, 0.1, "%.3g"))) k.set_real(&c, v);
     } else if (k.type == KeyType::Text) {
         return draw_lr_knob(app, c);
+    } else if (k.type == KeyType::Choice) {  // a few names, as radio buttons after the label
+        lab::text(tr(app, text.label));
+        for (const KeyChoice& ch : k.choices) {
+            ImGui::SameLine();
+            const std::string option = std::string(ch.name) + "###" + id + ":" + ch.name;
+            if (ImGui::RadioButton(option.c_str(), k.get(&c) == ch.value)) k.set(&c, ch.value), changed = true;
+            check_item(option.c_str());
+            lab_note_rect(app, id + ":" + ch.name);
+        }
     } else {
         int v = static_cast<int>(k.get(&c));
         field_width(label);

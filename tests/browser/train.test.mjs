@@ -349,3 +349,23 @@ test('train experiments at 1024x640: all four, screenshots in English and Chines
     assert(s.experiment.done, key);
   }
 }, { viewport: { width: 1024, height: 640 }, timeout: 600000 });
+
+test('train: dropout and learned positions from the knobs (typed, clicked) train, reach the link, and a bad P_drop is named', async (t) => {
+  let s = await openLab(t, '#train=reverse&steps=150');
+  await typeInto(t, layoutRect(s, 'train:knob:dropout'), '0.1');
+  s = await waitForState(t, (x) => training(x).config.dropout === 0.1, { message: 'dropout 0.1 typed' });
+  s = await clickUntil(t, 'train:knob:position:learned', (x) => training(x).config.position === 'learned', { message: 'learned positions' });
+  await t.waitFor(() => /dropout=0\.1/.test(location.hash) && /position=learned/.test(location.hash), { timeout: T, message: 'the link' });
+  s = await clickUntil(t, 'train:start', (x) => !training(x).running && training(x).step === 150, { timeout: RUN_T, message: 'the run ends' });
+  const h = training(s).history;
+  const first = h[0].held_out_loss, last = h[h.length - 1].held_out_loss;
+  assert(h.length >= 2 && Number.isFinite(last), `history ${JSON.stringify(h).slice(0, 300)}`);
+  assert(last < 0.8 * first, `the held-out loss falls with dropout and learned positions: ${first} -> ${last}`);
+  note(t, `reverse, dropout 0.1, learned positions, 150 steps: held-out loss ${first.toFixed(3)} -> ${last.toFixed(3)}, ` +
+    `held-out exact ${(100 * training(s).exact_acc).toFixed(1)}%`);
+  await screenshotNotBlank(t, 'train-dropout-learned.png');
+  await typeInto(t, layoutRect(s, 'train:knob:dropout'), '1.5');
+  s = await waitForState(t, (x) => training(x).errors.some((e) => e.param === 'dropout'), { message: 'dropout 1.5 refused' });
+  note(t, `dropout 1.5: "${training(s).errors.find((e) => e.param === 'dropout').message}"`);
+  s = await clickUntil(t, 'train:knob:position:sinusoid', (x) => !('position' in training(x).config), { message: 'sinusoids again' });
+}, { timeout: 240000 });
