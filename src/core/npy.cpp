@@ -38,6 +38,7 @@ std::string encode_npy_items(const char* descr, const std::vector<int>& shape, c
     out += dict;
     const size_t at = out.size(), count = element_count(shape);
     out.resize(at + count * item_bytes);
+    if (count == 0) return out;  // no data (an empty loss curve): memcpy may not be given a null pointer
     if (little_endian()) {
         std::memcpy(&out[at], data, count * item_bytes);
     } else {
