@@ -68,7 +68,7 @@ void draw_dimension_table(LabApp& app, const PanelRect& r) {
         } else {
             app.cost_tab_open = false;
         }
-        if (app.trace.flash.on()) {  // FlashAttention's tiles (the setup's switch)
+        {  // FlashAttention's tiles: the switch, then the walk
             const std::string tiles_label = ui_label(app, UiStr::ui_tab_tiles, "tiles");
             const bool tiles = ImGui::BeginTabItem(tiles_label.c_str());
             check_item(tiles_label.c_str());

@@ -14,6 +14,7 @@
 #include "panels.h"
 #include "text_fit.h"
 #include "text_wrap.h"
+#include "tooltip.h"
 
 namespace lab {
 
@@ -54,10 +55,44 @@ void naive_row(const LabApp& app, int slice, int i) {
     cell(number(app.trace[TensorId::Context].data[(static_cast<long>(slice) * c.L_q() + i) * c.d_v()] * l));
 }
 
+// The switch and the two tile sizes, configuration keys like any knob (the link and config
+// files carry flash_tile); a change recomputes the trace.
+void draw_flash_knobs(LabApp& app) {
+    AttentionConfig& c = app.config;
+    bool on = !c.flash_tile.empty();
+    const std::string label = ui_label(app, UiStr::ui_switch_flash, "flash");
+    if (ImGui::Checkbox(label.c_str(), &on)) {
+        c.flash_tile.clear();
+        if (on) c.flash_tile = {std::max(1, std::min(2, c.L_q())), std::max(1, std::min(2, c.L_kv()))};
+        app.dirty = true;
+    }
+    check_item(label.c_str());
+    lab_note_rect(app, "switch:flash");
+    item_tooltip(app, tr(app, UiStr::ui_switch_flash_tip));
+    if (c.flash_tile.size() != 2) return;
+    const UiStr labels[] = {UiStr::ui_knob_flash_rows, UiStr::ui_knob_flash_cols}, tips[] = {UiStr::ui_knob_flash_rows_tip, UiStr::ui_knob_flash_cols_tip};
+    const char* ids[] = {"flash_rows", "flash_cols"};
+    for (int k = 0; k < 2; ++k) {
+        const std::string field = ui_label(app, labels[k], ids[k]);
+        if (fits_on_line(ImGui::GetFontSize() * 6 + ImGui::CalcTextSize(field.c_str(), nullptr, true).x)) ImGui::SameLine(0, ImGui::GetFontSize());
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+        if (ImGui::InputInt(field.c_str(), &c.flash_tile[k], 1, 4)) app.dirty = true;
+        check_item(field.c_str());
+        note_number_field(app);
+        lab_note_rect(app, std::string("knob:") + ids[k]);
+        item_tooltip(app, tr(app, tips[k]));
+    }
+}
+
 }  // namespace
 
 void draw_flash_tab(LabApp& app) {
+    draw_flash_knobs(app);
     const FlashRecord& f = app.trace.flash;
+    if (!f.on()) {
+        text_wrapped_disabled(tr(app, UiStr::ui_switch_flash_tip));
+        return;
+    }
     const AttentionConfig& c = app.trace.config;
     const int query_tiles = (c.L_q() + f.Br - 1) / f.Br, key_tiles = (c.L_kv() + f.Bc - 1) / f.Bc;
     app.flash_query_tile = std::max(0, std::min(app.flash_query_tile, query_tiles - 1));

@@ -263,19 +263,6 @@ bool draw_switches(LabApp& app) {
     begin_fixed_by_raw(app, "bias");
     changed |= checkbox(ui_label(app, UiStr::ui_switch_bias, "bias"), &c.bias);
     ImGui::EndDisabled();
-    // FlashAttention's tiles: the context computed a second time, tile by tile (the Tiles tab).
-    bool flash = !c.flash_tile.empty();
-    if (checkbox(ui_label(app, UiStr::ui_switch_flash, "flash"), &flash)) {
-        c.flash_tile.clear();
-        if (flash) c.flash_tile = {std::max(1, std::min(2, c.L_q())), std::max(1, std::min(2, c.L_kv()))};
-        changed = true;
-    }
-    lab_note_rect(app, "switch:flash");
-    item_tooltip(app, tr(app, UiStr::ui_switch_flash_tip));
-    if (c.flash_tile.size() == 2) {
-        changed |= int_knob(app, "flash_rows", tr(app, UiStr::ui_knob_flash_rows), &c.flash_tile[0], tr(app, UiStr::ui_knob_flash_rows_tip));
-        changed |= int_knob(app, "flash_cols", tr(app, UiStr::ui_knob_flash_cols), &c.flash_tile[1], tr(app, UiStr::ui_knob_flash_cols_tip));
-    }
     return changed;
 }
 

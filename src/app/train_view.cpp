@@ -11,6 +11,7 @@
 #include "lab_app.h"
 #include "tooltip.h"
 #include "line_plot.h"
+#include "text_fit.h"
 #include "text_wrap.h"
 #include "train_view.h"
 
@@ -165,8 +166,9 @@ bool draw_knob(LabApp& app, const ConfigKey& k, const KnobText& text, TrainConfi
         return draw_lr_knob(app, c);
     } else if (k.type == KeyType::Choice) {  // a few names, as radio buttons after the label
         lab::text(tr(app, text.label));
-        for (const KeyChoice& ch : k.choices) {
-            ImGui::SameLine();
+        for (const KeyChoice& ch : k.choices) {  // beside the label while they fit, then on the next line
+            const ImGuiStyle& style = ImGui::GetStyle();
+            if (fits_on_line(ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(ch.name).x)) ImGui::SameLine();
             const std::string option = std::string(ch.name) + "###" + id + ":" + ch.name;
             if (ImGui::RadioButton(option.c_str(), k.get(&c) == ch.value)) k.set(&c, ch.value), changed = true;
             check_item(option.c_str());

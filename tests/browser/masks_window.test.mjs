@@ -4,7 +4,7 @@
 // new cases, and both languages at 1024x640 with nothing cut.
 import { test, assert } from './lib/harness.mjs';
 import {
-  openLab, waitForState, note, layoutRect, hoverCell, typeInto, scrollSetupTo, openIn, assertNothingClipped, clickRect,
+  openLab, waitForState, note, layoutRect, hoverCell, typeInto, scrollSetupTo, openIn, assertNothingClipped, clickRect, stableRect,
   parkMouse, screenshotNotBlank,
 } from './lib/lab.mjs';
 
@@ -85,11 +85,11 @@ for (const lang of ['en', 'zh']) {
   }, { viewport: { width: 1024, height: 640 } });
 }
 
-test('flash tiles: the switch typed by mouse, the Tiles tab walks a query tile, both checks pass, the link keeps it', async (t) => {
+test('flash tiles: the Tiles tab\'s switch by mouse, its knobs by keys, the walk of a query tile, both checks pass, the link keeps it', async (t) => {
   let s = await openLab(t, '#seq_len=6&stage=context');
   assert(!s.flash, 'no flash state before the switch');
-  s = await scrollSetupTo(t, 'switch:flash', T);
-  await clickRect(t, layoutRect(s, 'switch:flash'), { fx: 0.05 });
+  await clickRect(t, layoutRect(s, 'tab:tiles'));
+  await clickRect(t, await stableRect(t, 'switch:flash', { timeout: T }), { fx: 0.05 });
   s = await waitForState(t, (x) => x.flash && x.config.flash_tile && x.config.flash_tile.join(',') === '2,2',
     { timeout: T, message: 'the flash switch on: tiles 2,2' });
   assert(s.flash.tiles === 2 * 2 * 3 * 3, `tiles: ${s.flash.tiles}`);
@@ -100,12 +100,9 @@ test('flash tiles: the switch typed by mouse, the Tiles tab walks a query tile, 
     assert(ch && ch.verdict === 'pass', `${id}: ${JSON.stringify(ch)}`);
     note(t, `${ch.label}: ${ch.detail}`);
   }
-  s = await scrollSetupTo(t, 'knob:flash_cols', T);
-  await typeInto(t, layoutRect(s, 'knob:flash_cols'), '4');
+  await typeInto(t, await stableRect(t, 'knob:flash_cols', { timeout: T }), '4', { fx: 0.03 });
   s = await waitForState(t, (x) => x.flash && x.flash.tiles === 2 * 2 * 3 * 2, { timeout: T, message: 'B_c 4: two key tiles' });
-  await clickRect(t, layoutRect(s, 'tab:tiles'));
-  s = await waitForState(t, (x) => !!x.layout['slider:flash_query_tile'], { timeout: T, message: 'the Tiles tab with its slider' });
-  const slider = layoutRect(s, 'slider:flash_query_tile');
+  const slider = await stableRect(t, 'slider:flash_query_tile', { timeout: T });
   await clickRect(t, slider, { fx: 0.97 });
   s = await waitForState(t, (x) => x.flash.query_tile === 2, { timeout: T, message: 'the last query tile' });
   await parkMouse(t);

@@ -244,7 +244,17 @@ for (const size of SIZES) {
 
   test(`touch (${size.name}): a tap on the tokens field opens the text input; inserted English and Chinese arrive`, async (t) => {
     const cdp = await touchSession(t);
-    const s0 = await showTab(t, cdp, await openLab(t), 'setup', dpr);
+    let s0 = await showTab(t, cdp, await openLab(t), 'setup', dpr);
+    // Below the fold (the mask's window and prefix knobs come first): a finger drags the panel up.
+    for (let i = 0; i < 5; i++) {
+      const win = s0.scroll['Setup/body'], r = s0.layout.tokens;
+      if (!win || (r && r.y >= win.y && r.y + r.h <= win.y + win.h)) break;
+      const box = css(win, dpr);
+      const dy = r ? Math.min((r.y + r.h - (win.y + win.h)) / dpr + 20, box.h * 0.6) : box.h * 0.5;
+      note(t, `the tokens field below the fold: a slow drag of ${dy.toFixed(0)} CSS px on Setup/body`);
+      await slowDrag(t, cdp, rectPoint(box, 0.5, 0.8), -dy);
+      s0 = await waitSettled(t, { timeout: T });
+    }
     const field = css(layoutRect(s0, 'tokens'), dpr);
     await tap(cdp, rectPoint(field, 0.2));
     // The focus must have moved inside the touch's handler (a phone opens its keyboard only then).
