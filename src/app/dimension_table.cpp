@@ -44,39 +44,33 @@ void draw_dimensions_tab(LabApp& app) {
     ImGui::EndTable();
 }
 
+// A tab of the bottom bar: its label checked for fit, its rectangle as "tab:<id>"; true when
+// it is open (then EndTabItem follows).
+bool bottom_tab(LabApp& app, UiStr label, const char* id) {
+    const std::string shown = ui_label(app, label, id);
+    const bool open = ImGui::BeginTabItem(shown.c_str());
+    check_item(shown.c_str());
+    lab_note_rect(app, std::string("tab:") + id);
+    return open;
+}
+
 }  // namespace
 
 void draw_dimension_table(LabApp& app, const PanelRect& r) {
     begin_panel("Dimensions", r, ImGuiWindowFlags_NoTitleBar);
     if (ImGui::BeginTabBar("bottom")) {
-        const std::string dims_label = ui_label(app, UiStr::ui_tab_dimensions, "dimensions");
-        const bool dims = ImGui::BeginTabItem(dims_label.c_str());
-        check_item(dims_label.c_str());
-        lab_note_rect(app, "tab:dimensions");
-        if (dims) {
+        if (bottom_tab(app, UiStr::ui_tab_dimensions, "dimensions")) {
             draw_dimensions_tab(app);
             ImGui::EndTabItem();
         }
-        const std::string cost_label = ui_label(app, UiStr::ui_tab_cost, "cost");
-        const bool cost = ImGui::BeginTabItem(cost_label.c_str());
-        check_item(cost_label.c_str());
-        lab_note_rect(app, "tab:cost");
-        if (cost) {
-            app.cost_tab_open = true;
+        app.cost_tab_open = bottom_tab(app, UiStr::ui_tab_cost, "cost");
+        if (app.cost_tab_open) {
             draw_cost_tab(app);
             ImGui::EndTabItem();
-        } else {
-            app.cost_tab_open = false;
         }
-        {  // FlashAttention's tiles: the switch, then the walk
-            const std::string tiles_label = ui_label(app, UiStr::ui_tab_tiles, "tiles");
-            const bool tiles = ImGui::BeginTabItem(tiles_label.c_str());
-            check_item(tiles_label.c_str());
-            lab_note_rect(app, "tab:tiles");
-            if (tiles) {
-                draw_flash_tab(app);
-                ImGui::EndTabItem();
-            }
+        if (bottom_tab(app, UiStr::ui_tab_tiles, "tiles")) {  // FlashAttention's tiles: the switch, then the walk
+            draw_flash_tab(app);
+            ImGui::EndTabItem();
         }
         ImGui::EndTabBar();
     }

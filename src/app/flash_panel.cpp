@@ -41,10 +41,9 @@ void cell(const std::string& s) {
 void naive_row(const LabApp& app, int slice, int i) {
     const AttentionConfig& c = app.trace.config;
     const float* s = app.trace[TensorId::Masked].ptr() + (static_cast<long>(slice) * c.L_q() + i) * c.L_kv();
-    float m = -INFINITY;
-    double l = 0;
-    for (int j = 0; j < c.L_kv(); ++j) m = std::fmax(m, s[j]);
-    for (int j = 0; j < c.L_kv(); ++j) l += m == -INFINITY ? 0.0 : std::exp(double(s[j]) - m);
+    const SoftmaxRowStats naive = naive_row_stats(s, c.L_kv());
+    const float m = naive.m;
+    const double l = naive.l;
     ImGui::TableNextRow();
     ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(70, 70, 40, 150));
     cell(tr(app, UiStr::ui_flash_naive));

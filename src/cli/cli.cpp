@@ -348,11 +348,8 @@ void print_flash(const Trace& tr, std::ostream& out) {
                 << pad(std::to_string(r), 5) << pad(fixed(t.m[r]), 18) << pad(fixed(t.l[r]), 18) << fixed(t.rescale[r]) << "\n";
     }
     for (int r = 0; r < std::min(f.Br, c.L_q()); ++r) {  // the naive softmax's max and sum over the whole row
-        float m = -INFINITY;
-        double l = 0;
-        for (int j = 0; j < c.L_kv(); ++j) m = std::fmax(m, s[static_cast<long>(r) * c.L_kv() + j]);
-        for (int j = 0; j < c.L_kv(); ++j) l += m == -INFINITY ? 0.0 : std::exp(s[static_cast<long>(r) * c.L_kv() + j] - m);
-        out << pad(r ? "" : "  naive", 12) << pad(std::to_string(r), 5) << pad(fixed(m), 18) << fixed(l) << "\n";
+        const SoftmaxRowStats naive = naive_row_stats(s + static_cast<long>(r) * c.L_kv(), c.L_kv());
+        out << pad(r ? "" : "  naive", 12) << pad(std::to_string(r), 5) << pad(fixed(naive.m), 18) << fixed(naive.l) << "\n";
     }
     const FlashBytes b = flash_bytes(c);
     out << "HBM bytes (float32, all items and heads): naive " << static_cast<long long>(b.naive) << " (S and P written and read), tiled "

@@ -87,6 +87,14 @@ double flash_identity_error(const FlashTile& t, const float* masked, const float
     return worst;
 }
 
+SoftmaxRowStats naive_row_stats(const float* s, int L) {
+    SoftmaxRowStats r;
+    r.m = -INFINITY;
+    for (int j = 0; j < L; ++j) r.m = std::fmax(r.m, s[j]);
+    for (int j = 0; j < L; ++j) r.l += r.m == -INFINITY ? 0.0 : std::exp(double(s[j]) - r.m);
+    return r;
+}
+
 FlashBytes flash_bytes(const AttentionConfig& c) {
     const double slices = double(c.batch) * c.heads, Lq = c.L_q(), Lkv = c.L_kv(), dk = c.d_k(), dv = c.d_v();
     const double query_tiles = c.flash_tile.size() == 2 ? std::ceil(Lq / c.flash_tile[0]) : 1;

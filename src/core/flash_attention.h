@@ -46,6 +46,14 @@ void flash_forward(FlashRecord* out, const float* masked, const float* v_heads, 
 // sum e^(s - m) · v; -1 when the recorded m is not the exact max of the scores seen.
 double flash_identity_error(const FlashTile& t, const float* masked, const float* v_heads, int Lq, int Lkv, int dv);
 
+// The naive softmax's max and sum of e^(s - max) over a whole row of L scores, what the last
+// tile's m and l must equal (0 for a row of -inf only).
+struct SoftmaxRowStats {
+    float m = 0;
+    double l = 0;
+};
+SoftmaxRowStats naive_row_stats(const float* s, int L);
+
 // Bytes a GPU's HBM would move in float32, naive against tiled: naive writes S and P
 // (L_q × L_kv each) and reads them back; tiled reads Q once, K and V once per query tile,
 // writes O and (m, l) once.
