@@ -58,6 +58,7 @@ bool bottom_tab(LabApp& app, UiStr label, const char* id) {
 
 void draw_dimension_table(LabApp& app, const PanelRect& r) {
     begin_panel("Dimensions", r, ImGuiWindowFlags_NoTitleBar);
+    app.kv.open = false;  // draw_kv_cache_tab says so again while it is drawn
     if (ImGui::BeginTabBar("bottom")) {
         if (bottom_tab(app, UiStr::ui_tab_dimensions, "dimensions")) {
             draw_dimensions_tab(app);
@@ -70,6 +71,10 @@ void draw_dimension_table(LabApp& app, const PanelRect& r) {
         }
         if (bottom_tab(app, UiStr::ui_tab_tiles, "tiles")) {  // FlashAttention's tiles: the switch, then the walk
             draw_flash_tab(app);
+            ImGui::EndTabItem();
+        }
+        if (bottom_tab(app, UiStr::ui_tab_kv, "kv_cache")) {  // a trained decoder's token-by-token decoding
+            draw_kv_cache_tab(app);
             ImGui::EndTabItem();
         }
         ImGui::EndTabBar();

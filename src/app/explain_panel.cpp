@@ -14,11 +14,8 @@
 
 namespace lab {
 
-namespace {
-
-// A dot in the verdict's colour (a ring for a fact), the label and its numbers. Only a
-// pass is green; NaN from fully-masked rows is amber with its explanation.
-void badge(LabApp& app, const InvariantCheck& ch) {
+// Only a pass is green; NaN from fully-masked rows is amber with its explanation.
+void check_badge(LabApp& app, const InvariantCheck& ch) {
     static const ImU32 colour[] = {IM_COL32(90, 200, 120, 255), IM_COL32(240, 90, 80, 255), IM_COL32(240, 180, 60, 255),
                                    IM_COL32(150, 155, 165, 255)};  // in Verdict's order
     static const UiStr prefix[] = {UiStr::ui_explain_fails, UiStr::ui_explain_nan};  // fail, NaN
@@ -40,6 +37,8 @@ void badge(LabApp& app, const InvariantCheck& ch) {
     ImGui::Unindent(r * 2.5f + ImGui::GetStyle().ItemSpacing.x);
 }
 
+namespace {
+
 // The backward view's part: its formula, what the gradients say, the loss, the checks.
 void draw_backward_explain(LabApp& app, const StepperStageText& text, const GradTrace& g) {
     heading(tr(app, UiStr::stp_explain_backward));
@@ -48,7 +47,7 @@ void draw_backward_explain(LabApp& app, const StepperStageText& text, const Grad
     text_wrapped("%s", say(app, stepper_loss_text(g, false)).c_str());
     heading(tr(app, UiStr::stp_explain_grad_checks));
     if (text.grad_checks->empty()) text_wrapped_disabled(tr(app, UiStr::ui_explain_no_checks));
-    for (const InvariantCheck& ch : *text.grad_checks) badge(app, ch);
+    for (const InvariantCheck& ch : *text.grad_checks) check_badge(app, ch);
 }
 
 }  // namespace
@@ -81,13 +80,13 @@ void draw_explain_panel(LabApp& app, const PanelRect& r) {
     const std::vector<InvariantCheck>& checks = *text.checks;
     bool facts = false;
     for (const InvariantCheck& ch : checks)
-        if (ch.is_check()) badge(app, ch);
+        if (ch.is_check()) check_badge(app, ch);
         else facts = true;
     if (std::none_of(checks.begin(), checks.end(), [](const InvariantCheck& c) { return c.is_check(); }))
         text_wrapped_disabled(tr(app, UiStr::ui_explain_no_checks));
     if (facts) heading(tr(app, UiStr::ui_explain_facts));
     for (const InvariantCheck& ch : checks)
-        if (!ch.is_check()) badge(app, ch);
+        if (!ch.is_check()) check_badge(app, ch);
     if (!app.hover.tensor.empty()) {
         heading(tr(app, UiStr::ui_explain_hovered));
         text_wrapped("%s", say(app, app.hover.text).c_str());

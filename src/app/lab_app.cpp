@@ -297,7 +297,7 @@ void draw_desktop_layout(LabApp& app) {
     const float side_r = std::max(230.0f * s, std::min(380.0f * s, ds.x * 0.27f));
     const float mid_w = std::max(200.0f, ds.x - side_l - side_r);
     const float body_h = ds.y - bar_h;
-    const float table_h = app.cost_tab_open ? body_h * 0.45f
+    const float table_h = app.cost_tab_open || app.kv.open ? body_h * 0.45f
                                             : std::min(body_h * 0.34f, (kStageCount + 3.5f) * ImGui::GetTextLineHeightWithSpacing());
 
     const float messages_h = messages_panel_height(app, side_l, body_h * 0.5f);

@@ -14,6 +14,7 @@
 #include "core/length_sweep.h"
 #include "core/message.h"
 #include "core/trace.h"
+#include "core/train/kv_cache.h"
 #include "core/url_state.h"
 #include "experiments.h"
 #include "heatmap.h"
@@ -104,6 +105,21 @@ struct NarrowLayout {
     bool training_seen_running = false;  // so that Start (on the Setup tab) shows the run's tab
 };
 
+// The KV cache tab (kv_cache_panel.cpp): the open decoder's held-out sample decoded token by
+// token, redecoded when the session's weights (TrainingSession::version) or sample change.
+struct KvCacheView {
+    DecodeRun run;
+    DecodeTiming timing;            // runs 0: not timed (training was running)
+    const void* trainer = nullptr;  // identity only (never dereferenced): the Trainer run decoded
+    unsigned long long version = ~0ull;
+    int sample = -1, gen_begin = 0;
+    const char* weights = "";       // session_weights_key of the weights decoded
+    ModelShape shape;               // of the model decoded (state() reads it after the model is gone)
+    int step = -1;                  // the position shown; -1: the last
+    int layer = 0;                  // the decoder layer whose query, keys and weights are drawn
+    bool open = false;              // the tab was drawn this frame (the bottom bar is then taller, as for Cost)
+};
+
 struct LabApp {
     AttentionConfig config;            // what the knobs show (may be invalid)
     std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
@@ -162,6 +178,7 @@ struct LabApp {
     // Issue 28.3 / 28.4: the keyboard's walk over the widgets, and what the page's own buttons asked for.
     KeyboardNav nav;
     std::vector<PageAction> page_actions;  // applied at the start of the next frame (page_mirror.h)
+    KvCacheView kv;                    // the KV cache tab's decoding
     NarrowLayout narrow;               // one column of tabs on a phone (lab_frame decides each frame)
 };
 

@@ -130,7 +130,7 @@ void draw_narrow_bar(LabApp& app, const std::vector<TabEntry>& tabs, NarrowTab s
 // The explanation, and under it the dimensions table (the cost tab, when chosen, taller).
 void draw_explain_tab(LabApp& app, const PanelRect& r) {
     const float rows = (kStageCount + 3.5f) * ImGui::GetTextLineHeightWithSpacing();
-    const float table_h = app.cost_tab_open ? r.h * 0.5f : std::min(r.h * 0.4f, rows);
+    const float table_h = app.cost_tab_open || app.kv.open ? r.h * 0.5f : std::min(r.h * 0.4f, rows);
     draw_explain_panel(app, {r.x, r.y, r.w, r.h - table_h});
     draw_dimension_table(app, {r.x, r.y + r.h - table_h, r.w, table_h});
 }

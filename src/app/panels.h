@@ -48,6 +48,12 @@ void draw_help_overlay(LabApp& app);                       // '?' — every shor
 void draw_export_section(LabApp& app);                     // inside the explain panel
 void draw_cost_tab(LabApp& app);                           // a tab beside the dimension table
 void draw_flash_tab(LabApp& app);                          // ... and, with flash_tile, the online softmax's tiles
+void draw_kv_cache_tab(LabApp& app);                       // ... and, with a decoder open, its KV-cache decoding
+Json kv_cache_json(const LabApp& app);                     // state().kv_cache (null until the tab decoded)
+struct InvariantCheck;
+// A check's badge: a dot in its verdict's colour (a ring for a fact), its label and numbers
+// ("badge:<id>" is the dot's rectangle).
+void check_badge(LabApp& app, const InvariantCheck& ch);
 void draw_config_loader(LabApp& app);                      // inside the setup panel
 // The messages the learner caused (errors, notes about a file, a link or typed tokens),
 // pinned under the setup panel; its height for a panel `width` wide (0: nothing to say).

@@ -85,6 +85,7 @@ std::string lab_state_json(const LabApp& app) {
     for (double ms : app.trace.stage_ms) stage_ms.push_back(json_number(ms));
     s["stage_ms"] = stage_ms;
     s["cost_tab_open"] = app.cost_tab_open;
+    if (app.kv.trainer) s["kv_cache"] = kv_cache_json(app);  // only once the tab decoded: other states stay as they were
     if (app.trace.flash.on())  // only with flash_tile: every other state stays as it was
         s["flash"] = {{"tile", {app.trace.flash.Br, app.trace.flash.Bc}}, {"tiles", app.trace.flash.tiles.size()},
                       {"query_tile", app.flash_query_tile}};

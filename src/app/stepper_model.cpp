@@ -152,15 +152,20 @@ const GradTrace* stepper_grads(const LabApp& app) {
     return st.probe_for == app.generation && !st.probe.empty() ? &st.probe : nullptr;
 }
 
-const char* stepper_weights_key(const LabApp& app) {
-    if (!app.stepper.shown) return "random";
+const char* session_weights_key(const LabApp& app) {
     return app.training.source == WeightsSource::Shipped ? "shipped"
            : app.training.source == WeightsSource::Trained ? "trained" : "random";
 }
 
+const char* stepper_weights_key(const LabApp& app) { return app.stepper.shown ? session_weights_key(app) : "random"; }
+
 Msg stepper_weights_label(const LabApp& app) {
     if (!app.stepper.shown)  // raw SDPA has no weights: what is random there is Q, K, V
         return Msg(app.trace.config.raw ? UiStr::stp_weights_raw : UiStr::stp_weights_random, static_cast<long long>(app.trace.config.seed));
+    return session_weights_label(app);
+}
+
+Msg session_weights_label(const LabApp& app) {
     const Trainer& t = *app.training.trainer;
     const char* task = task_name(t.task().kind);
     switch (app.training.source) {

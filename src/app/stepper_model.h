@@ -82,6 +82,9 @@ const GradTrace* stepper_grads(const LabApp& app);  // the backward view's numbe
 // "weights: shipped checkpoint 'reverse' (300 steps)" and its key: random | shipped | trained.
 Msg stepper_weights_label(const LabApp& app);
 const char* stepper_weights_key(const LabApp& app);
+// The same of the session's model, shown or not (a model must be open).
+Msg session_weights_label(const LabApp& app);
+const char* session_weights_key(const LabApp& app);
 
 // "L = 0.00103 ..." (short: the stage view's line) with NaN printed as the lab prints it.
 Msg stepper_loss_text(const GradTrace& g, bool short_form);

@@ -23,6 +23,7 @@
 #include "../interop/json_export.h"
 #include "../interop/torch_print.h"
 #include "attend_cmd.h"
+#include "decode_cmd.h"
 #include "model_trace_cmd.h"
 #include "train_cmd.h"
 
@@ -36,6 +37,7 @@ std::string cli_usage() {
            "       attnlab export-script [the same flags as trace] [--out FILE.py]\n"
            "       attnlab train [--task copy|reverse|sort|induction|coref] [...]   (attnlab train --help)\n"
            "       attnlab attend --checkpoint DIR --text SENTENCE [--from TOKEN]   (a coref model reads it)\n"
+           "       attnlab decode --checkpoint DIR [--kv-cache on|off] [--sample N]  (token by token, KV cache checked)\n"
            "       attnlab help\n"
            "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
            "  --mask padding alone gives item b the length L - 2b (at least 1): L, L-2, ...\n"
@@ -282,6 +284,39 @@ void finish(AttentionConfig& c, FlagReader& r) {
 
 }  // namespace
 
+namespace {
+
+// The commands that read their own flags, one row each: parse_cli takes its errors from `parse`,
+// run_cli hands the arguments after the name to `run`, so the two can never disagree on which
+// command a line is (a command known to one and not the other was a fuzz finding).
+struct Subcommand {
+    const char* name;
+    bool (*applies)(const std::vector<std::string>& args);  // null: the name alone decides
+    std::vector<ConfigError> (*parse)(const std::vector<std::string>& rest);
+    int (*run)(const std::vector<std::string>& rest, std::ostream& out, std::ostream& err);
+};
+
+std::vector<ConfigError> train_errors(const std::vector<std::string>& rest) { return parse_train_cli(rest).errors; }
+std::vector<ConfigError> model_trace_errors(const std::vector<std::string>& rest) {
+    return parse_model_trace_cli(rest).errors;
+}
+
+const Subcommand kSubcommands[] = {
+    {"train", nullptr, train_errors, run_train_cli},             // train_cmd.h
+    {"attend", nullptr, parse_attend_cli, run_attend_cli},       // a coref checkpoint reads a sentence
+    {"decode", nullptr, parse_decode_cli, run_decode_cli},       // token by token with a KV cache
+    {"trace", is_model_trace, model_trace_errors, run_model_trace_cli},  // trace --checkpoint DIR
+};
+
+const Subcommand* subcommand_of(const std::vector<std::string>& args) {
+    if (args.empty()) return nullptr;
+    for (const Subcommand& sub : kSubcommands)
+        if (args[0] == sub.name && (!sub.applies || sub.applies(args))) return &sub;
+    return nullptr;
+}
+
+}  // namespace
+
 CliParse parse_cli(const std::vector<std::string>& args) {
     CliParse p;
     AttentionConfig& c = p.options.config;
@@ -290,17 +325,8 @@ CliParse parse_cli(const std::vector<std::string>& args) {
         p.options.command = "help";
         return p;
     }
-    if (p.options.command == "train") {  // its own flags (train_cmd.h); run_cli hands it over
-        const TrainCliParse t = parse_train_cli(std::vector<std::string>(args.begin() + 1, args.end()));
-        p.errors = t.errors;
-        return p;
-    }
-    if (p.options.command == "attend") {  // a coref checkpoint reads a sentence (attend_cmd.h)
-        p.errors = parse_attend_cli(std::vector<std::string>(args.begin() + 1, args.end()));
-        return p;
-    }
-    if (p.options.command == "trace" && is_model_trace(args)) {  // a checkpoint's model: model_trace_cmd.h
-        p.errors = parse_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end())).errors;
+    if (const Subcommand* sub = subcommand_of(args)) {  // its own flags: the row's parser
+        p.errors = sub->parse(std::vector<std::string>(args.begin() + 1, args.end()));
         return p;
     }
     if (p.options.command != "trace" && p.options.command != "export-script") {
@@ -461,12 +487,8 @@ int export_script(const CliOptions& o, const Trace& tr, std::ostream& out, std::
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-    if (!args.empty() && args[0] == "train")
-        return run_train_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-    if (!args.empty() && args[0] == "attend")
-        return run_attend_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-    if (!args.empty() && args[0] == "trace" && is_model_trace(args))
-        return run_model_trace_cli(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    if (const Subcommand* sub = subcommand_of(args))
+        return sub->run(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
     const CliParse p = parse_cli(args);
     for (const Msg& note : p.notes) err << "attnlab: note: " << english(note) << "\n";
     if (!p.errors.empty()) {

@@ -67,8 +67,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const lab::CliParse p = lab::parse_cli(args);
     for (const lab::ConfigError& e : p.errors) require(!english(e.message).empty(), "a CLI error without a message");
     if (p.errors.empty()) {
-        // training, and a checkpoint reading a sentence, are not run here
-        if (p.options.command == "help" || p.options.command == "train" || p.options.command == "attend") return 0;
+        // training, a checkpoint reading a sentence or decoding, are not run here
+        if (p.options.command == "help" || p.options.command == "train" || p.options.command == "attend" ||
+            p.options.command == "decode")
+            return 0;
         require(p.options.command == "trace" || p.options.command == "export-script",
                 "parse_cli succeeded with command '" + p.options.command + "'");
         require_valid(p.options.config, "parse_cli");
