@@ -80,6 +80,19 @@ TEST_CASE("a planted bug in the cached path fails the step check: attend before 
     }
 }
 
+TEST_CASE("a NaN logit fails every step's check, even when later logits are finite (never green over NaN)") {
+    RandomModel r = random_model(ModelKind::DecoderOnly, PositionKind::Sinusoid, true, 1, 9);
+    r.params[static_cast<size_t>(r.layout.generator_b)] = std::nanf("");  // logit 0 is NaN in both paths, the rest finite
+    const DecodeRun run = kv_decode(r.layout, r.params.data(), r.src, r.dec_in, 3, 12);
+    REQUIRE(run.steps.size() == 12u);
+    CHECK(run.failed == 12);
+    CHECK(std::isnan(run.worst));
+    for (const DecodeStep& st : run.steps) {
+        CHECK(std::isnan(st.max_abs_diff));
+        CHECK(kv_step_check(st).verdict == Verdict::Fail);
+    }
+}
+
 TEST_CASE("the shipped induction checkpoint decodes with the cache: equal every step, the greedy tokens, the held-out answers") {
     Trainer t;
     std::vector<ConfigError> errors;

@@ -44,10 +44,10 @@ void refresh(LabApp& app) {
     if (!app.training.running) kv.timing = kv_decode_timing(t.layout(), t.params().data(), s.src, s.dec_in, s.gen_begin, s.gen_end, 30);
     if (same) return;
     kv.run = kv_decode(t.layout(), t.params().data(), s.src, s.dec_in, s.gen_begin, s.gen_end);
+    if (kv.trainer != &t || kv.sample != sample) kv.step = -1;  // a new sample opens at its last step; new weights keep the step
     kv.trainer = &t, kv.version = app.training.version, kv.sample = sample, kv.shape = t.layout().shape;
     kv.weights = session_weights_key(app);
     kv.gen_begin = s.gen_begin;
-    kv.step = -1;
 }
 
 std::string token_text(const LabApp& app, int32_t id) { return task_token_text(app.training.trainer->task(), id); }
