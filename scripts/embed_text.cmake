@@ -1,11 +1,11 @@
 # embed_text.cmake — turns text files into one C++ header of raw strings, so the native
 # app and the page carry them inside the binary (the shaders, the PyTorch script template).
-#   cmake -DOUT=x.h -DFILES="a.glsl;b.py" -DPREFIX=kShader_ [-DCOLORMAP=src/app/colormap.def] -P embed_text.cmake
+#   cmake -DOUT=x.h -DFILES="a.glsl;b.py" -DPREFIX=kShader_ [-DCOLORMAP=src/app/data/colormap.def] -P embed_text.cmake
 # Each file becomes `inline constexpr const char* <PREFIX><name>` (name: the file name without its
 # extension). A .glsl file loses its #version line (the platform layer prepends
 # "#version 300 es" or "#version 330 core") and, where it says "// @LAB_COLORMAP@", gets
-# the colour maps of COLORMAP (src/app/colormap.def) as GLSL: kColormapStops, one
-# const vec3 per special colour, and colormap_ramp(map, t), computed as app/colormap.cpp does.
+# the colour maps of COLORMAP (src/app/data/colormap.def) as GLSL: kColormapStops, one
+# const vec3 per special colour, and colormap_ramp(map, t), computed as app/data/colormap.cpp does.
 set(colormap_glsl "")
 if(COLORMAP)
   file(STRINGS "${COLORMAP}" stop_lines REGEX "^LAB_COLORMAP_STOP\\(")
@@ -21,7 +21,7 @@ if(COLORMAP)
   math(EXPR last_segment "${per_map} - 2")
   math(EXPR segments "${per_map} - 1")
   list(JOIN stops ", " joined)
-  string(APPEND colormap_glsl "// Generated from src/app/colormap.def by scripts/embed_text.cmake: the diverging map's\n"
+  string(APPEND colormap_glsl "// Generated from src/app/data/colormap.def by scripts/embed_text.cmake: the diverging map's\n"
          "// ${per_map} stops, then the sequential map's.\n"
          "const vec3 kColormapStops[${count}] = vec3[${count}](${joined});\n")
   foreach(line IN LISTS special_lines)

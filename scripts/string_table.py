@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """string_table.py — Attention Lab build steps that read the string tables outside C++:
-the core's (src/core/strings/*.def, see src/core/i18n.h) and the app's
-(src/app/strings/*.def, see src/app/ui_text.h).
+the core's (src/base/strings/*.def, see src/base/i18n.h) and the app's
+(src/app/data/strings/*.def, see src/app/data/ui_text.h).
 
   string_table.py text OUT.txt STRINGS_DIR...   every character of the Chinese column of
         every table, plus GB2312 levels 1 and 2 (6,763 hanzi: 3,755 common + 3,008 less
@@ -12,7 +12,7 @@ the core's (src/core/strings/*.def, see src/core/i18n.h) and the app's
   string_table.py cmap OUT.txt NAME=FONT...  the code points each built font maps,
         one "NAME XXXX" line each (hex): the tests check every string against it.
   string_table.py page STRINGS_DIR IN.html OUT.html   the served index.html: the
-        page_* entries (src/app/strings/page.def) as JSON for its script
+        page_* entries (src/app/data/strings/page.def) as JSON for its script
         ("null /*LAB_PAGE_STRINGS*/"), and {{en:KEY}} / {{zh:KEY}} replaced by the
         HTML-escaped text.
 """

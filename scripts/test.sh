@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — the README's second command: installs what is missing, builds native
 # and web, then runs every suite; exits non-zero if any fails.
-#   suites: doctest (native, ctest) · doctest compiled to wasm (Node) ·
+#   suites: the include rules between src/'s folders (scripts/layers.py) · doctest (native, ctest) · doctest compiled to wasm (Node) ·
 #           PyTorch re-running the mistakes lab's buggy lines (tests/fixtures/mistakes) ·
 #           PyTorch check of `attnlab trace --out` dumps and of exported scripts ·
 #           PyTorch replay of `attnlab train --out` runs (gradients, losses, nn layers) ·
@@ -180,6 +180,7 @@ sys.exit(0 if ok and differ > 2000 else 1)
 PY
 }
 
+suite "folders and their includes (scripts/layers.py)" /usr/bin/python3 "$here/scripts/layers.py"
 suite "doctest (native)" native_doctest
 suite "doctest (wasm under Node)" wasm_doctest
 suite "PyTorch raises the mistakes lab's errors" torch_mistakes

@@ -8,8 +8,8 @@
 
 #include <doctest/doctest.h>
 
-#include "core/rng.h"
-#include "core/train/model.h"
+#include "base/rng.h"
+#include "train/model.h"
 
 struct GradCheck {
     double max_err = 0;  // max |numeric - analytic|

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/train/model.h"
+#include "train/model.h"
 
 namespace naive {
 

@@ -9,7 +9,7 @@
 namespace naive {
 
 struct Result {
-    // All C order, shapes as in src/core/trace.h.
+    // All C order, shapes as in src/trace/trace.h.
     std::vector<double> q, k, v, q_heads, k_heads, v_heads, scores, scaled, masked, weights, context, concat, output;
 };
 

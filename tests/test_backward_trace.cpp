@@ -1,4 +1,4 @@
-// test_backward_trace.cpp — the backward view's numbers (core/backward_trace.h): the
+// test_backward_trace.cpp — the backward view's numbers (model_trace/backward_trace.h): the
 // random-weight stepper's probe loss against finite differences, NaN gradients of a
 // fully masked row (−inf) explained as PyTorch does, every check of the block stages and
 // of the gradients failing on a corrupted tensor, and the hover derivations redoing the
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/block_trace.h"
-#include "core/derivation.h"
+#include "explain/derivation.h"
 #include "interop/checkpoint.h"
+#include "model_trace/block_trace.h"
 #include "naive_model.h"
 
 using namespace lab;

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "app/data/url_state.h"
 #include "cli/cli.h"
-#include "core/url_state.h"
 #include "fuzz/fuzz_common.h"
 #include "interop/config_file.h"
 

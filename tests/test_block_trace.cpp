@@ -1,4 +1,4 @@
-// test_block_trace.cpp — the stepper on a trained model (core/block_trace.h): the ten
+// test_block_trace.cpp — the stepper on a trained model (model_trace/block_trace.h): the ten
 // stages and the block's four on the shipped reverse checkpoint agree with the engine's
 // own forward, every displayed gradient agrees with central finite differences of the
 // loss (an independent double-precision forward, naive_model.h), and the reverse task's
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/block_trace.h"
-#include "core/derivation.h"
+#include "explain/derivation.h"
 #include "interop/checkpoint.h"
+#include "model_trace/block_trace.h"
 #include "naive_model.h"
 
 using namespace lab;

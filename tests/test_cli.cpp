@@ -10,9 +10,9 @@
 #include "cli/bench.h"
 #include "cli/cli.h"
 #include "cli/train_cmd.h"
-#include "core/npy.h"
-#include "core/trace.h"
+#include "interop/npy.h"
 #include "text.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

@@ -1,6 +1,6 @@
 // test_colormap.cpp — the heatmap colours: the GPU's shader (shaders/heatmap_frag.glsl,
-// its colour table generated at build time from src/app/colormap.def) and the CPU path
-// (app/colormap.cpp) draw the same colour for every value. The generated GLSL is read
+// its colour table generated at build time from src/app/data/colormap.def) and the CPU path
+// (app/data/colormap.cpp) draw the same colour for every value. The generated GLSL is read
 // back from the embedded shader source and evaluated the way the shader does.
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "app/colormap.h"
+#include "app/data/colormap.h"
 #include "lab_shaders.h"
 
 using namespace lab;

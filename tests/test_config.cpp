@@ -1,7 +1,7 @@
 // test_config.cpp — validation messages name the parameter and suggest a fix.
 #include <doctest/doctest.h>
 
-#include "core/config.h"
+#include "attention/config.h"
 
 #include "text.h"
 

@@ -1,4 +1,4 @@
-// test_config_keys.cpp — the configuration keys (core/config_keys.h): one row per key,
+// test_config_keys.cpp — the configuration keys (attention/config_keys.h): one row per key,
 // read by every reader and written by every writer; and the same table type serving a
 // second configuration struct, as a training configuration will.
 #include <doctest/doctest.h>
@@ -6,9 +6,9 @@
 #include <cmath>
 #include <set>
 
+#include "app/data/url_state.h"
+#include "attention/config_keys.h"
 #include "cli/cli.h"
-#include "core/config_keys.h"
-#include "core/url_state.h"
 #include "interop/config_file.h"
 #include "interop/json_export.h"
 #include "text.h"

@@ -4,10 +4,10 @@
 
 #include <sstream>
 
+#include "app/data/url_state.h"
 #include "cli/cli.h"
-#include "core/experiments.h"
-#include "core/url_state.h"
 #include "interop/config_file.h"
+#include "teach/experiments/experiments.h"
 #include "text.h"
 
 using namespace lab;

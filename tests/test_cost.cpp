@@ -1,9 +1,9 @@
 // test_cost.cpp — the cost model's FLOP counts, the L sweep, and per-stage timings.
 #include <doctest/doctest.h>
 
-#include "core/cost_model.h"
-#include "core/length_sweep.h"
-#include "core/trace.h"
+#include "trace/cost_model.h"
+#include "trace/length_sweep.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/derivation.h"
-#include "core/trace.h"
+#include "explain/derivation.h"
+#include "trace/trace.h"
 
 #include "text.h"
 

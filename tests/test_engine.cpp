@@ -1,11 +1,11 @@
 // test_engine.cpp — every stage of the engine against the naive loop reference.
 #include <doctest/doctest.h>
 
+#include "attention/attention.h"
 #include "compare.h"
-#include "core/attention.h"
-#include "core/invariants.h"
-#include "core/trace.h"
 #include "naive_reference.h"
+#include "trace/invariants.h"
+#include "trace/trace.h"
 
 #include "text.h"
 

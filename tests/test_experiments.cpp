@@ -1,11 +1,11 @@
 // test_experiments.cpp — the experiment panels' headline numbers against theory or
-// exact expectations (core/experiments.h). Tolerances are stated where they are used.
+// exact expectations (teach/experiments/experiments.h). Tolerances are stated where they are used.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <set>
 
-#include "core/experiments.h"
+#include "teach/experiments/experiments.h"
 #include "text.h"
 
 using namespace lab;

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "compare.h"
-#include "core/npy.h"
-#include "core/trace.h"
 #include "interop/config_file.h"
+#include "interop/npy.h"
+#include "trace/trace.h"
 
 using namespace lab;
 using json = nlohmann::json;
@@ -29,7 +29,7 @@ Tensor load(const std::string& dir, const std::string& name) {
 }
 
 // The fixture's configuration, read by the config-file reader (the keys of
-// core/config_keys.h, as manifest.json writes them).
+// attention/config_keys.h, as manifest.json writes them).
 AttentionConfig config_from(const json& j) {
     const ConfigFileResult r = parse_config_file(j.dump(), "manifest.json");
     std::string errors;

@@ -5,12 +5,12 @@
 
 #include <cmath>
 
+#include "app/data/url_state.h"
+#include "attention/flash_attention.h"
 #include "cli_run.h"
-#include "core/flash_attention.h"
-#include "core/trace.h"
-#include "core/url_state.h"
 #include "interop/config_file.h"
 #include "text.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

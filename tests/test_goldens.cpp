@@ -23,14 +23,14 @@
 #include <string>
 #include <vector>
 
-#include "core/derivation.h"
-#include "core/experiments.h"
-#include "core/i18n.h"
-#include "core/stages.h"
-#include "core/trace.h"
-#include "core/url_state.h"
+#include "app/data/url_state.h"
+#include "base/i18n.h"
+#include "explain/derivation.h"
 #include "interop/config_file.h"
 #include "interop/exports.h"
+#include "teach/experiments/experiments.h"
+#include "trace/stages.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

@@ -10,12 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "app/ui_text.h"
-#include "core/i18n.h"
-#include "core/message.h"
-#include "core/stages.h"
-#include "core/utf8.h"
+#include "app/data/ui_text.h"
+#include "base/i18n.h"
+#include "base/message.h"
+#include "base/utf8.h"
+#include "model_trace/block_stages.h"
 #include "text.h"
+#include "trace/stages.h"
 
 using namespace lab;
 
@@ -183,6 +184,15 @@ TEST_CASE("the stage table says its texts in either language; ids and code stay"
     CHECK(std::string(tr(stage_info(StageId::Mask).chip, Lang::Zh)) == "\xe6\x8e\xa9\xe7\xa0\x81");  // 掩码
     CHECK(std::string(scale.pytorch) == "scores = scores / math.sqrt(d_k)");  // code
     CHECK(std::string(stage_info(StageId::SplitHeads).key) == "split_heads");  // ids
+}
+
+TEST_CASE("each stage table has one row per id, in the enum's order (the counts come from the enums)") {
+    REQUIRE(stage_infos().size() == static_cast<size_t>(kStageCount));
+    for (int s = 0; s < kStageCount; ++s) CHECK(static_cast<int>(stage_infos()[s].id) == s);
+    REQUIRE(block_stage_infos().size() == static_cast<size_t>(kBlockStageCount));
+    for (int b = 0; b < kBlockStageCount; ++b) CHECK(static_cast<int>(block_stage_infos()[b].id) == b);
+    CHECK(kStageCount == 10);  // the paper's pipeline as the lab draws it: input .. output
+    CHECK(kBlockStageCount == 4);
 }
 
 TEST_CASE("messages render like printf in the language asked for") {

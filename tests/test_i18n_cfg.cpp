@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
-#include "core/i18n.h"
-#include "core/trace.h"
-#include "core/url_state.h"
+#include "app/data/url_state.h"
+#include "attention/config.h"
+#include "base/i18n.h"
 #include "interop/config_file.h"
 #include "interop/exports.h"
 #include "text.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "core/derivation.h"
-#include "core/i18n.h"
-#include "core/trace.h"
+#include "base/i18n.h"
+#include "explain/derivation.h"
 #include "text.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

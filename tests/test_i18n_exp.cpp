@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/experiments.h"
-#include "core/i18n.h"
+#include "base/i18n.h"
+#include "teach/experiments/experiments.h"
 #include "text.h"
 
 using namespace lab;

@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "cli/cli.h"
-#include "interop/json_export.h"
-#include "core/npy.h"
 #include "interop/config_file.h"
+#include "interop/json_export.h"
+#include "interop/npy.h"
 
 #include "text.h"
 

@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "cli/cli.h"
-#include "core/derivation.h"
-#include "core/npy.h"
+#include "explain/derivation.h"
 #include "interop/exports.h"
 #include "interop/json_export.h"
+#include "interop/npy.h"
 
 #include "text.h"
 

@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "cli/cli.h"
-#include "core/invariants.h"
-#include "core/score_stats.h"
-#include "core/trace.h"
 #include "text.h"
+#include "trace/invariants.h"
+#include "trace/score_stats.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

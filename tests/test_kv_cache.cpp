@@ -1,4 +1,4 @@
-// KV-cache decoding (core/train/kv_cache.h): every cached step equals the full causal
+// KV-cache decoding (train/kv_cache.h): every cached step equals the full causal
 // recompute within its float32 bound, on random models of every decoder shape and on the
 // shipped induction checkpoint; each planted bug breaks that check; greedy tokens equal the
 // training engine's own greedy decoding; the cost figures grow as O(t) with the cache and
@@ -9,10 +9,10 @@
 #include <string>
 
 #include "cli_run.h"
-#include "core/train/kv_cache.h"
-#include "core/block_trace.h"
-#include "core/train/tasks.h"
 #include "interop/checkpoint.h"
+#include "model_trace/block_trace.h"
+#include "train/kv_cache.h"
+#include "train/tasks.h"
 
 using namespace lab;
 

@@ -9,14 +9,14 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/block_trace.h"
-#include "core/lesson_model.h"
-#include "core/lessons.h"
-#include "core/stages.h"
-#include "core/url_state.h"
-#include "core/train/head_scores.h"
+#include "app/data/url_state.h"
 #include "interop/checkpoint.h"
+#include "model_trace/block_trace.h"
 #include "naive_reference.h"
+#include "teach/lessons/lesson_model.h"
+#include "teach/lessons/lessons.h"
+#include "trace/stages.h"
+#include "train/head_scores.h"
 
 using namespace lab;
 

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/lesson_model.h"
 #include "interop/checkpoint.h"
+#include "teach/lessons/lesson_model.h"
 
 using namespace lab;
 

@@ -9,12 +9,12 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "app/data/url_state.h"
 #include "cli_run.h"
-#include "core/derivation.h"
-#include "core/trace.h"
-#include "core/url_state.h"
+#include "explain/derivation.h"
 #include "interop/config_file.h"
 #include "text.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <vector>
 
-#include "core/trace.h"
-#include "core/train/trainer.h"
+#include "trace/trace.h"
+#include "train/trainer.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/heap.h>
@@ -83,7 +83,7 @@ TEST_CASE("memory: 1,000 knob changes of the trace hold no more than the first r
     check_no_growth(first, heap_use());
 }
 
-// Tensors are allocated without zero-filling (core/tensor.h): every stage must write every
+// Tensors are allocated without zero-filling (base/tensor.h): every stage must write every
 // value it records. A trace recomputed in place over buffers poisoned with a NaN of a payload
 // no computation makes must equal a fresh trace bit for bit, tensor by tensor.
 TEST_CASE("memory: a trace recomputed over poisoned buffers equals a fresh one (every value is written)") {

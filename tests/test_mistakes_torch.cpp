@@ -10,7 +10,7 @@
 #include <regex>
 #include <sstream>
 
-#include "core/experiments.h"
+#include "teach/experiments/experiments.h"
 #include "text.h"
 
 using namespace lab;

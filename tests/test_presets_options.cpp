@@ -5,12 +5,12 @@
 #include <cmath>
 #include <random>
 
-#include "app/presets.h"
-#include "core/experiments.h"
-#include "core/tokens.h"
-#include "core/trace.h"
-#include "core/url_state.h"
+#include "app/data/presets.h"
+#include "app/data/url_state.h"
+#include "base/tokens.h"
+#include "teach/experiments/experiments.h"
 #include "text.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "app/data/url_state.h"
 #include "cli_run.h"
-#include "core/derivation.h"
-#include "core/stages.h"
-#include "core/trace.h"
-#include "core/url_state.h"
+#include "explain/derivation.h"
 #include "interop/config_file.h"
 #include "interop/exports.h"
 #include "interop/json_export.h"
 #include "text.h"
+#include "trace/stages.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

@@ -1,4 +1,4 @@
-// test_scans.cpp — the vectorised scans of core/scans.h against plain loops, on every
+// test_scans.cpp — the vectorised scans of base/scans.h against plain loops, on every
 // length from 0 to 40 (whole vectors and every tail), with NaN, ±inf, zeros and ordinary
 // values sprinkled in; the sums against a sequential double sum.
 #include <doctest/doctest.h>
@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/rng.h"
-#include "core/scans.h"
+#include "base/rng.h"
+#include "base/scans.h"
 
 using namespace lab;
 

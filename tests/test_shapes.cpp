@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/positional_encoding.h"
-#include "core/trace.h"
+#include "attention/positional_encoding.h"
+#include "trace/trace.h"
 
 using namespace lab;
 

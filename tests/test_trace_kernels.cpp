@@ -1,4 +1,4 @@
-// test_trace_kernels.cpp — the recorded pass's products and transpose (core/trace_kernels.h) against
+// test_trace_kernels.cpp — the recorded pass's products and transpose (attention/trace_kernels.h) against
 // plain loops in double, on sizes that hit every path of the blocked kernels: row counts
 // around the row block (1..13), column counts around a vector and a panel (1..130), depths
 // 1..65, and rows of a that end early (matmul_rows, as causal weights do). The tolerance is
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/rng.h"
-#include "core/trace_kernels.h"
+#include "attention/trace_kernels.h"
+#include "base/rng.h"
 
 using namespace lab;
 

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <vector>
 
-#include "core/attention.h"
-#include "core/nn/attention_backward.h"
-#include "core/nn/layers.h"
+#include "attention/attention.h"
 #include "grad_check.h"
+#include "nn/attention_backward.h"
+#include "nn/layers.h"
 
 using namespace lab;
 

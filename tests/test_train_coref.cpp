@@ -11,15 +11,15 @@
 #include <vector>
 
 #include "cli_run.h"
-#include "core/block_trace.h"
-#include "core/lesson_model.h"
-#include "interop/checkpoint.h"
-#include "core/train/coref_probe.h"
-#include "core/train/tasks.h"
-#include "core/train/train_config.h"
-#include "core/train/trainer.h"
 #include "grad_check.h"
+#include "interop/checkpoint.h"
+#include "model_trace/block_trace.h"
 #include "naive_model.h"
+#include "teach/lessons/lesson_model.h"
+#include "train/coref_probe.h"
+#include "train/tasks.h"
+#include "train/train_config.h"
+#include "train/trainer.h"
 
 using namespace lab;
 

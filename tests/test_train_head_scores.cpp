@@ -1,4 +1,4 @@
-// test_train_head_scores.cpp — previous-token and induction scores (core/train/head_scores.h)
+// test_train_head_scores.cpp — previous-token and induction scores (train/head_scores.h)
 // against hand-built attention and on trained models: two decoder-only layers learn the
 // induction task with an induction head; one layer does not.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/train/head_scores.h"
+#include "train/head_scores.h"
 
 using namespace lab;
 

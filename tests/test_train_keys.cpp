@@ -8,12 +8,12 @@
 #include <set>
 #include <tuple>
 
+#include "app/data/url_state.h"
 #include "cli/train_cmd.h"
-#include "core/npy.h"
-#include "core/url_state.h"
 #include "interop/archive.h"
 #include "interop/checkpoint.h"
 #include "interop/json_export.h"
+#include "interop/npy.h"
 #include "text.h"
 
 using namespace lab;

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "core/nn/layers.h"
-#include "core/npy.h"
-#include "core/rng.h"
-#include "core/train/model.h"
-#include "core/train/tasks.h"
+#include "base/rng.h"
 #include "grad_check.h"
+#include "interop/npy.h"
+#include "nn/layers.h"
+#include "train/model.h"
+#include "train/tasks.h"
 
 using namespace lab;
 

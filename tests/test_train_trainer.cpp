@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "base/rng.h"
 #include "cli_run.h"
-#include "core/nn/layers.h"
-#include "core/npy.h"
-#include "core/rng.h"
-#include "core/trace.h"
-#include "core/train/trainer.h"
 #include "interop/checkpoint.h"
+#include "interop/npy.h"
+#include "nn/layers.h"
+#include "trace/trace.h"
+#include "train/trainer.h"
 
 using namespace lab;
 

@@ -1,9 +1,9 @@
 // test_url_state.cpp — the URL hash round-trips the view; garbage never breaks it.
 #include <doctest/doctest.h>
 
-#include "core/stages.h"
-#include "core/tokens.h"
-#include "core/url_state.h"
+#include "app/data/url_state.h"
+#include "base/tokens.h"
+#include "trace/stages.h"
 
 #include "text.h"
 

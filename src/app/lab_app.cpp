@@ -1,5 +1,5 @@
 // lab_app.cpp — Attention Lab app: state changes, keyboard, and the screen layout.
-#include "lab_app.h"
+#include "app/state/lab_app.h"
 
 #include <imgui.h>
 
@@ -8,15 +8,17 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/stages.h"
-#include "core/tokens.h"
-#include "core/url_state.h"
-#include "core/utf8.h"
+#include "app/data/url_state.h"
+#include "app/page_mirror.h"
+#include "app/panels/lesson_panel.h"
+#include "app/panels/panels.h"
+#include "app/panels/tooltip.h"
+#include "app/panels/train_view.h"
+#include "app/state/key_bindings.h"
+#include "base/tokens.h"
+#include "base/utf8.h"
 #include "interop/config_file.h"
-#include "key_bindings.h"
-#include "tooltip.h"
-#include "panels.h"
-#include "train_view.h"
+#include "trace/stages.h"
 
 namespace lab {
 

@@ -1,15 +1,15 @@
 // page_mirror.cpp — Attention Lab app: the screen as text for the page, and the page's
 // buttons (page_mirror.h).
-#include "page_mirror.h"
+#include "app/page_mirror.h"
 
 #include <algorithm>
 
-#include "core/derivation.h"
-#include "core/lessons.h"
+#include "app/panels/train_view.h"
+#include "app/state/lab_app.h"
+#include "app/state/stepper_model.h"
+#include "explain/derivation.h"
 #include "interop/json_export.h"
-#include "lab_app.h"
-#include "stepper_model.h"
-#include "train_view.h"
+#include "teach/lessons/lessons.h"
 
 namespace lab {
 

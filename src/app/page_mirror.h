@@ -7,18 +7,13 @@
 // panels draw (the same string tables and messages), in the language they are drawn in.
 //
 // The page's own buttons (previous / next stage, a stage, the language) ask for a
-// PageAction; the app applies the queued ones at the start of its next frame.
+// PageAction (app/state/lab_app.h); the app applies the queued ones at the start of its next frame.
 #pragma once
 #include <string>
 
 namespace lab {
 
 struct LabApp;
-
-struct PageAction {
-    enum Kind { GoToPlace, Step, Language } kind = Step;
-    int value = 0;  // GoToPlace: index into stepper_places(); Step: -1 / +1; Language: the Lang
-};
 
 // The text version as JSON (see web/lab_bridge.js, renderMirror): the host hands it to the
 // page when it changed. {"lang", "labels": {...}, "place", "places", "stages": [...],

@@ -2,12 +2,13 @@
 // every text in the language the interface shows.
 #include <cstdio>
 
-#include "core/stages.h"
-#include "experiments.h"
+#include "app/panels/lesson_panel.h"
+#include "app/panels/panels.h"
+#include "app/panels/train_view.h"
+#include "app/state/experiments.h"
+#include "app/state/lab_app.h"
 #include "interop/json_export.h"
-#include "lab_app.h"
-#include "panels.h"
-#include "train_view.h"
+#include "trace/stages.h"
 
 namespace lab {
 
@@ -85,7 +86,7 @@ std::string lab_state_json(const LabApp& app) {
     for (double ms : app.trace.stage_ms) stage_ms.push_back(json_number(ms));
     s["stage_ms"] = stage_ms;
     s["cost_tab_open"] = app.cost_tab_open;
-    if (app.kv.trainer) s["kv_cache"] = kv_cache_json(app);  // only once the tab decoded: other states stay as they were
+    if (app.kv.model) s["kv_cache"] = kv_cache_json(app);  // only once the tab decoded: other states stay as they were
     if (app.trace.flash.on())  // only with flash_tile: every other state stays as it was
         s["flash"] = {{"tile", {app.trace.flash.Br, app.trace.flash.Bc}}, {"tiles", app.trace.flash.tiles.size()},
                       {"query_tile", app.flash_query_tile}};

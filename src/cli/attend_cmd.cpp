@@ -1,12 +1,12 @@
 // attend_cmd.cpp — Attention Lab CLI: `attnlab attend --checkpoint DIR --text "..."`.
-#include "attend_cmd.h"
+#include "cli/attend_cmd.h"
 
 #include <cstdio>
 #include <ostream>
 
-#include "../core/train/coref_probe.h"
-#include "../interop/checkpoint.h"
-#include "../interop/torch_print.h"
+#include "interop/checkpoint.h"
+#include "interop/torch_print.h"
+#include "train/coref_probe.h"
 
 namespace lab {
 

@@ -1,5 +1,5 @@
 // attend_cmd.h — Attention Lab CLI: `attnlab attend`, a trained coref model reading a sentence
-// (core/train/coref_probe.h): its answer and, for every layer and head, the weights from the
+// (train/coref_probe.h): its answer and, for every layer and head, the weights from the
 // pronoun (or --from) onto each token as print(attn[0, h][query]) shows them, plus the summed
 // weight on each noun; with --scores, the held-out measurement of every head and the resolving one.
 //
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
+#include "attention/config.h"
 
 namespace lab {
 

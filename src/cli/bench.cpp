@@ -1,5 +1,5 @@
 // bench.cpp — Attention Lab benchmark (see bench.h).
-#include "bench.h"
+#include "cli/bench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <ostream>
 
-#include "../core/cost_model.h"
-#include "../core/trace.h"
-#include "../core/train/kv_cache.h"
-#include "../core/train/trainer.h"
-#include "../interop/json_export.h"
-#include "cli.h"
+#include "cli/cli.h"
+#include "interop/json_export.h"
+#include "trace/cost_model.h"
+#include "trace/trace.h"
+#include "train/kv_cache.h"
+#include "train/trainer.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/emscripten.h>

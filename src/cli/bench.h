@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../core/config.h"
+#include "attention/config.h"
 
 namespace lab {
 

@@ -2,9 +2,9 @@
 // and the invariant results, and with --out dumps every tensor for PyTorch;
 // `attnlab export-script` writes a standalone PyTorch script that checks the trace.
 // Both read a JSON or TOML config file with --config FILE (later flags override it).
-// The configuration's flags are the keys of core/config_keys.h; messages are the
+// The configuration's flags are the keys of attention/config_keys.h; messages are the
 // string table's, printed in English.
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <cerrno>
 #include <cmath>
@@ -13,19 +13,20 @@
 #include <filesystem>
 #include <ostream>
 #include <set>
+#include <utility>
 
-#include "../core/config_keys.h"
-#include "../core/npy.h"
-#include "../core/trace.h"
-#include "../core/utf8.h"
-#include "../interop/config_file.h"
-#include "../interop/exports.h"
-#include "../interop/json_export.h"
-#include "../interop/torch_print.h"
-#include "attend_cmd.h"
-#include "decode_cmd.h"
-#include "model_trace_cmd.h"
-#include "train_cmd.h"
+#include "attention/config_keys.h"
+#include "base/utf8.h"
+#include "cli/attend_cmd.h"
+#include "cli/decode_cmd.h"
+#include "cli/model_trace_cmd.h"
+#include "cli/train_cmd.h"
+#include "interop/config_file.h"
+#include "interop/exports.h"
+#include "interop/json_export.h"
+#include "interop/npy.h"
+#include "interop/torch_print.h"
+#include "trace/trace.h"
 
 namespace lab {
 
@@ -503,9 +504,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     const Trace tr = run_trace(p.options.config);
     if (p.options.command == "export-script") return export_script(p.options, tr, out, err);
     if (!p.options.print_tensor.empty()) return print_tensor(p.options, tr, out, err);
-    for (const char* flag : {"--item", "--head"})
-        if ((flag[2] == 'i' ? p.options.print_item : p.options.print_head) >= 0)
-            err << "attnlab: note: " << english(Msg(Str::cli_print_needs_print, flag)) << "\n";
+    const std::pair<const char*, int> slice_flags[] = {{"--item", p.options.print_item}, {"--head", p.options.print_head}};
+    for (const auto& [flag, value] : slice_flags)
+        if (value >= 0) err << "attnlab: note: " << english(Msg(Str::cli_print_needs_print, flag)) << "\n";
     if (p.options.format == "json") print_json(tr, out);
     else print_table(tr, out);
     if (!p.options.out_dir.empty()) {

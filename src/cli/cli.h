@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "../core/config.h"
-#include "../core/config_keys.h"
+#include "attention/config.h"
+#include "attention/config_keys.h"
 
 namespace lab {
 
@@ -35,7 +35,7 @@ CliParse parse_cli(const std::vector<std::string>& args);  // args without the p
 bool parse_whole(const std::string& text, long long lo, long long hi, long long* out);
 std::string shown_value(const std::string& v);
 
-// The flags of a key table (core/config_keys.h), for any configuration struct: "--name
+// The flags of a key table (attention/config_keys.h), for any configuration struct: "--name
 // VALUE" for numbers and choices (a number a key's validate() judges is read up to 2^20,
 // the rest up to its limit), "--no-x" / "--x" for switches, "--mask padding:4,3" for a
 // choice that names a detail key (a list "4,3", or 0/1 rows "10/11").

@@ -1,12 +1,12 @@
 // decode_cmd.cpp — Attention Lab CLI: `attnlab decode --checkpoint DIR [--kv-cache on|off]`.
-#include "decode_cmd.h"
+#include "cli/decode_cmd.h"
 
 #include <cstdio>
 #include <ostream>
 
-#include "../core/train/kv_cache.h"
-#include "../interop/checkpoint.h"
-#include "cli.h"
+#include "cli/cli.h"
+#include "interop/checkpoint.h"
+#include "train/kv_cache.h"
 
 namespace lab {
 

@@ -1,5 +1,5 @@
 // decode_cmd.h — Attention Lab CLI: `attnlab decode`, a trained decoder generating token by
-// token with a KV cache (core/train/kv_cache.h): per step the new query row's position, the
+// token with a KV cache (train/kv_cache.h): per step the new query row's position, the
 // cache's shape (B, h_kv, t, d_k) and bytes, the max |Δ| against the full causal recompute with
 // its float32 bound, and the FLOPs and bytes of the step with and without the cache.
 //
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
+#include "attention/config.h"
 
 namespace lab {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "bench.h"
-#include "cli.h"
+#include "cli/bench.h"
+#include "cli/cli.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>

@@ -1,5 +1,5 @@
 // model_trace_cmd.cpp — Attention Lab CLI: `attnlab trace --checkpoint DIR`.
-#include "model_trace_cmd.h"
+#include "cli/model_trace_cmd.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <ostream>
 
-#include "../core/block_trace.h"
-#include "../interop/checkpoint.h"
-#include "../interop/model_json.h"
-#include "../core/utf8.h"
-#include "cli.h"
+#include "base/utf8.h"
+#include "cli/cli.h"
+#include "interop/checkpoint.h"
+#include "interop/model_json.h"
+#include "model_trace/block_trace.h"
 
 namespace lab {
 

@@ -1,5 +1,5 @@
 // model_trace_cmd.h — Attention Lab CLI: `attnlab trace --checkpoint DIR`, the stepper on
-// a trained model (core/block_trace.h): one attention of the checkpoint's model on a
+// a trained model (model_trace/block_trace.h): one attention of the checkpoint's model on a
 // held-out sample, its ten stages and the block's four, their checks, and with --out
 // every tensor and its gradient as .npy files for PyTorch (tests/torch/check_model_trace.py).
 //
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../core/config.h"
+#include "attention/config.h"
 
 namespace lab {
 

@@ -1,14 +1,14 @@
 // train_cmd.cpp — Attention Lab CLI: `attnlab train` (the knobs' flags are the rows of
 // train_keys(), read by KeyFlags; the training loop's report lines; the checkpoint folder).
-#include "train_cmd.h"
+#include "cli/train_cmd.h"
 
 #include <chrono>
 #include <cstdio>
 #include <ostream>
 
-#include "../core/train/trainer.h"
-#include "../interop/checkpoint.h"
-#include "cli.h"
+#include "cli/cli.h"
+#include "interop/checkpoint.h"
+#include "train/trainer.h"
 
 namespace lab {
 

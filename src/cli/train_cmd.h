@@ -1,7 +1,7 @@
 // train_cmd.h — Attention Lab CLI: `attnlab train`, a training run from flags, with
 // a line per evaluation and an optional checkpoint folder (interop/checkpoint.h).
 //
-// The knobs' flags are the rows of train_keys() (core/train/train_config.h), whose
+// The knobs' flags are the rows of train_keys() (train/train_config.h), whose
 // defaults are resolved there; this parser only reads text. Invalid input exits 2
 // with a message naming the flag, as `trace` does (string-table messages, printed in
 // English).
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "../core/config.h"
-#include "../core/train/train_config.h"
+#include "attention/config.h"
+#include "train/train_config.h"
 
 namespace lab {
 

@@ -1,7 +1,7 @@
 // archive.cpp — Attention Lab interop: ustar archives (the layout of POSIX.1-1988's
 // tar header: 512-byte blocks, octal numbers, the checksum over the header with its own
 // field read as spaces).
-#include "archive.h"
+#include "interop/archive.h"
 
 #include <cstdio>
 #include <cstring>

@@ -1,14 +1,14 @@
 // checkpoint.cpp — Attention Lab interop: writing and reading training checkpoints
 // (nlohmann-json without exceptions, .npy through the core).
-#include "checkpoint.h"
+#include "interop/checkpoint.h"
 
 #include <climits>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "../core/npy.h"
-#include "json_export.h"
+#include "interop/json_export.h"
+#include "interop/npy.h"
 
 namespace lab {
 

@@ -16,16 +16,16 @@
 // "weights" (the page's download) those and init/.
 // Every file is a function of the config alone: the bytes repeat when the arithmetic
 // does (see README: the wasm build). The config's keys are the rows of train_keys()
-// (core/train/train_config.h), written in their order with the model's derived numbers
+// (train/train_config.h), written in their order with the model's derived numbers
 // beside them; the reader reads the same rows.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "../core/config.h"
-#include "../core/train/trainer.h"
-#include "archive.h"
+#include "attention/config.h"
+#include "interop/archive.h"
+#include "train/trainer.h"
 
 namespace lab {
 

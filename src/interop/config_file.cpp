@@ -4,7 +4,7 @@
 // one function applies them, so the two formats accept the same keys and give the
 // same messages. No exceptions: nlohmann-json is used through parse(..., false) and a
 // SAX handler (for the error position), toml++ through its parse_result.
-#include "config_file.h"
+#include "interop/config_file.h"
 
 #include <algorithm>
 
@@ -28,8 +28,8 @@
 #define TOML_ASSERT_ASSUME(expr) static_assert(true)
 #include <toml++/toml.h>
 
-#include "core/config_keys.h"
-#include "core/utf8.h"
+#include "attention/config_keys.h"
+#include "base/utf8.h"
 
 namespace lab {
 
@@ -110,7 +110,7 @@ Str kind_phrase(const FileValue& v) {
 
 // ---------------------------------------------------------------- applying entries
 
-// Applies a file's entries to a configuration through its keys (core/config_keys.h):
+// Applies a file's entries to a configuration through its keys (attention/config_keys.h):
 // every spelling of a key, its type and its range come from the key's row.
 class Applier {
 public:

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
+#include "attention/config.h"
 
 namespace lab {
 
@@ -26,7 +26,7 @@ struct ConfigFileResult {
 // format_hint: a file name (".json" / ".toml" decide), "json" / "toml", or "" to sniff
 // the text ('{' first: JSON, otherwise TOML).
 //
-// Keys (JSON top level, or TOML [attention]) are the rows of core/config_keys.h with
+// Keys (JSON top level, or TOML [attention]) are the rows of attention/config_keys.h with
 // their file spellings: d_model; h = num_heads = n_heads = heads (two spellings with
 // different values are an error naming both); d_k, d_v (checked against d_model / h;
 // without h, h = d_model / d_k); seq_len; kv_len; batch_size = batch; seed; mask ("none"

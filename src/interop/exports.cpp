@@ -1,12 +1,12 @@
 // exports.cpp — Attention Lab interop: tensors and traces as CSV / JSON text, and
 // the file names they are saved under. Numbers are printed with %.9g, which is
 // enough digits for every float32 to read back bit for bit.
-#include "exports.h"
+#include "interop/exports.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "json_export.h"
+#include "interop/json_export.h"
 
 namespace lab {
 

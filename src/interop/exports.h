@@ -1,12 +1,12 @@
 // exports.h — Attention Lab interop: a stage's tensor or the whole trace as files
-// (CSV, .npy via core/npy.h, JSON), a standalone PyTorch script that reproduces the
+// (CSV, .npy via interop/npy.h, JSON), a standalone PyTorch script that reproduces the
 // trace, and a plain-text "prompt" describing the current stage.
 #pragma once
 #include <functional>
 #include <string>
 
-#include "core/i18n.h"
-#include "core/trace.h"
+#include "base/i18n.h"
+#include "trace/trace.h"
 
 namespace lab {
 

@@ -1,12 +1,12 @@
 // json_export.cpp — Attention Lab interop: configuration, stages and dumps as JSON.
-#include "json_export.h"
+#include "interop/json_export.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/npy.h"
+#include "interop/npy.h"
 
 namespace lab {
 

@@ -1,5 +1,5 @@
 // json_export.h — Attention Lab interop: the lab's data as JSON (nlohmann-json, built
-// without exceptions): the configuration (one member per key of core/config_keys.h), the
+// without exceptions): the configuration (one member per key of attention/config_keys.h), the
 // stages with their shape steps and checks in a language, manifest.json and the dump
 // folder (.npy per tensor plus manifest.json) that PyTorch and NumPy read.
 //
@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/config.h"
-#include "core/config_keys.h"
-#include "core/trace.h"
+#include "attention/config.h"
+#include "attention/config_keys.h"
+#include "trace/trace.h"
 
 namespace lab {
 

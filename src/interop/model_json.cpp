@@ -1,9 +1,9 @@
 // model_json.cpp — Attention Lab interop: model traces as JSON and dump folders.
-#include "model_json.h"
+#include "interop/model_json.h"
 
 #include <filesystem>
 
-#include "core/npy.h"
+#include "interop/npy.h"
 
 namespace lab {
 

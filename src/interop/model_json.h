@@ -1,4 +1,4 @@
-// model_json.h — Attention Lab interop: a model trace (core/block_trace.h) as JSON and as
+// model_json.h — Attention Lab interop: a model trace (model_trace/block_trace.h) as JSON and as
 // a dump folder: the block's four stages in the form of stages_json, the backward view's
 // loss and checks, and every tensor with its gradient as .npy for PyTorch.
 //
@@ -7,8 +7,8 @@
 #pragma once
 #include <string>
 
-#include "core/block_trace.h"
-#include "json_export.h"
+#include "interop/json_export.h"
+#include "model_trace/block_trace.h"
 
 namespace lab {
 

@@ -3,9 +3,9 @@
 // stage's main tensor for (batch item, head), invariant results. Text only.
 #include <algorithm>
 
-#include "core/derivation.h"
-#include "core/utf8.h"
-#include "exports.h"
+#include "base/utf8.h"
+#include "explain/derivation.h"
+#include "interop/exports.h"
 
 namespace lab {
 

@@ -15,7 +15,7 @@
 
 #include <cstring>
 
-#include "exports.h"
+#include "interop/exports.h"
 #include "lab_text_templates.h"
 
 namespace lab {

@@ -1,7 +1,7 @@
 // torch_print.cpp — Attention Lab interop: PyTorch 1.13's tensor printing
 // (torch/_tensor_str.py: _Formatter, _vector_str, _tensor_str_with_formatter,
 // get_summarized_data) for float32 tensors and the default options.
-#include "torch_print.h"
+#include "interop/torch_print.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,9 +7,9 @@
 // download the script reads (checkpoint.h, archive.h).
 #include <cstdio>
 
-#include "exports.h"
+#include "interop/exports.h"
+#include "interop/train_script.h"
 #include "lab_text_templates.h"
-#include "train_script.h"
 
 namespace lab {
 

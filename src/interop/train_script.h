@@ -7,7 +7,7 @@
 #pragma once
 #include <string>
 
-#include "core/train/trainer.h"
+#include "train/trainer.h"
 
 namespace lab {
 

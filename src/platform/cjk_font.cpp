@@ -1,6 +1,6 @@
 // cjk_font.cpp — Attention Lab platform: the Chinese font's way from "wanted" to
 // "Ready" (see cjk_font.h); the hosts read the file.
-#include "cjk_font.h"
+#include "platform/cjk_font.h"
 
 #include <chrono>
 #include <vector>

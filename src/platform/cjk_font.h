@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <string>
 
-#include "app/lab_app.h"
-#include "app/ui_style.h"
+#include "app/state/lab_app.h"
+#include "app/widgets/ui_style.h"
 
 namespace lab_font {
 

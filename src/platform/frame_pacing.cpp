@@ -1,13 +1,13 @@
 // frame_pacing.cpp — Attention Lab platform: when a frame is drawn (see frame_pacing.h).
-#include "frame_pacing.h"
+#include "platform/frame_pacing.h"
 
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
 
-#include "app/lab_app.h"
-#include "imgui_probe.h"
-#include "input_queue.h"
+#include "app/state/lab_app.h"
+#include "platform/imgui_probe.h"
+#include "platform/input_queue.h"
 
 namespace lab_pacing {
 

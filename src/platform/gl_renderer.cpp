@@ -1,6 +1,6 @@
 // gl_renderer.cpp — Attention Lab platform: Dear ImGui's draw data on WebGL 2 /
 // OpenGL 3.3 with tracked, never queried, GL state (see gl_renderer.h).
-#include "gl_renderer.h"
+#include "platform/gl_renderer.h"
 
 #include <imgui.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "gl_api.h"
 #include "lab_shaders.h"
+#include "platform/gl_api.h"
 
 namespace lab_gl {
 

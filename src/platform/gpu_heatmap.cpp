@@ -4,7 +4,7 @@
 // R32F texture. Drawing adds three commands to the window's draw list: a callback
 // that switches to the heatmap program (lab_gl's tracked state; the vertex layout is
 // ImGui's), the image quad, and ImGui's reset callback, which switches back.
-#include "gpu_heatmap.h"
+#include "platform/gpu_heatmap.h"
 
 #include <imgui.h>
 
@@ -13,9 +13,9 @@
 #include <string>
 #include <unordered_map>
 
-#include "gl_api.h"
-#include "gl_renderer.h"
 #include "lab_shaders.h"
+#include "platform/gl_api.h"
+#include "platform/gl_renderer.h"
 
 namespace lab_gpu {
 

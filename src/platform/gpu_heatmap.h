@@ -2,7 +2,7 @@
 // nearest sampling) coloured by shaders/heatmap_frag.glsl, drawn inside
 // ImGui's draw lists through a draw callback. Implements app's HeatmapRenderer.
 #pragma once
-#include "app/heatmap.h"
+#include "app/widgets/heatmap.h"
 
 namespace lab_gpu {
 

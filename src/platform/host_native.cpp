@@ -18,11 +18,11 @@
 #include <iterator>
 #include <string>
 
-#include "app/lab_app.h"
-#include "cjk_font.h"
-#include "frame_pacing.h"
-#include "gl_api.h"
-#include "host.h"
+#include "app/state/lab_app.h"
+#include "platform/cjk_font.h"
+#include "platform/frame_pacing.h"
+#include "platform/gl_api.h"
+#include "platform/host.h"
 
 namespace lab_host {
 

@@ -21,13 +21,14 @@
 #include <cstring>
 #include <string>
 
-#include "app/lab_app.h"
-#include "cjk_font.h"
-#include "frame_pacing.h"
-#include "host.h"
-#include "imgui_probe.h"
-#include "input_queue.h"
-#include "touch_input.h"
+#include "app/page_mirror.h"
+#include "app/state/lab_app.h"
+#include "platform/cjk_font.h"
+#include "platform/frame_pacing.h"
+#include "platform/host.h"
+#include "platform/imgui_probe.h"
+#include "platform/input_queue.h"
+#include "platform/touch_input.h"
 
 namespace lab_host {
 
@@ -121,7 +122,7 @@ void sync_url_hash(lab::LabApp& app) {
 
 // ---- issue 28.3 / 28.4: the canvas as text, and the keyboard in and out of the canvas -----
 // The app's text version of the screen (app/page_mirror.h) goes to the page's DOM when it
-// changed; Esc with nothing to close (app/keyboard_nav.h) moves the browser's focus to the
+// changed; Esc with nothing to close (app/state/keyboard_nav.h) moves the browser's focus to the
 // page's buttons. web/lab_bridge.js draws the one and calls back for the buttons below.
 EM_JS(void, js_page_mirror, (const char* json), { window.lab.mirror(UTF8ToString(json)); });
 EM_JS(void, js_leave_canvas, (), { window.lab.leaveCanvas(); });
@@ -419,7 +420,7 @@ EMSCRIPTEN_KEEPALIVE void lab_page_action(int kind, int value) {
     lab_pacing::wake();
 }
 // The page's Tab (dir +1) or Shift+Tab (-1) moved the browser's focus into the canvas: the
-// keyboard's focus ring shows (app/keyboard_nav.h).
+// keyboard's focus ring shows (app/state/keyboard_nav.h).
 EMSCRIPTEN_KEEPALIVE void lab_keyboard_entered(int dir) {
     if (!lab_host::s.app) return;
     lab_host::s.app->nav.entered = true;

@@ -1,6 +1,6 @@
 // imgui_probe.cpp — Attention Lab platform: reading Dear ImGui 1.86's internals
 // (see imgui_probe.h).
-#include "imgui_probe.h"
+#include "platform/imgui_probe.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>

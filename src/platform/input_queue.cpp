@@ -1,6 +1,6 @@
 // input_queue.cpp — Attention Lab platform: keys and text handed to Dear ImGui a
 // frame's worth at a time (see input_queue.h).
-#include "input_queue.h"
+#include "platform/input_queue.h"
 
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
@@ -12,8 +12,8 @@
 #include <deque>
 #include <vector>
 
-#include "app/lab_app.h"
-#include "frame_pacing.h"
+#include "app/state/lab_app.h"
+#include "platform/frame_pacing.h"
 
 namespace lab_input {
 

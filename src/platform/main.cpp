@@ -10,14 +10,14 @@
 
 #include <cstdlib>
 
-#include "app/lab_app.h"
-#include "app/ui_style.h"
-#include "cjk_font.h"
-#include "frame_pacing.h"
-#include "gl_renderer.h"
-#include "gpu_heatmap.h"
-#include "host.h"
-#include "input_queue.h"
+#include "app/state/lab_app.h"
+#include "app/widgets/ui_style.h"
+#include "platform/cjk_font.h"
+#include "platform/frame_pacing.h"
+#include "platform/gl_renderer.h"
+#include "platform/gpu_heatmap.h"
+#include "platform/host.h"
+#include "platform/input_queue.h"
 
 namespace {
 

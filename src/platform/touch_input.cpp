@@ -1,6 +1,6 @@
 // touch_input.cpp — Attention Lab platform: taps, holds, drags with momentum and
 // pinches turned into ImGui's pointer, scroll and the UI scale (see touch_input.h).
-#include "touch_input.h"
+#include "platform/touch_input.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -9,8 +9,8 @@
 #include <cmath>
 #include <deque>
 
-#include "frame_pacing.h"
-#include "input_queue.h"
+#include "platform/frame_pacing.h"
+#include "platform/input_queue.h"
 
 namespace lab_touch {
 

@@ -43,7 +43,7 @@ test('scale: seq_len 1024 displays and hovers to the exact cell', async (t) => {
 });
 
 // The GPU colours heatmap cells with the shader's table (generated at build time from
-// src/app/colormap.def); the CPU path and state() use the C++ table. A screenshot pixel of
+// src/app/data/colormap.def); the CPU path and state() use the C++ table. A screenshot pixel of
 // a cell must be the colour the CPU gives its value, for both colour maps.
 test('scale: the GPU draws a cell in the colour the CPU gives its value', async (t) => {
   const s = await openLab(t, '#d_model=16&heads=2&seq_len=5&batch=1&stage=softmax');

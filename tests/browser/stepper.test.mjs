@@ -16,7 +16,7 @@ const MIN_FPS = 10;
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-// What each preset button promises in its tooltip (src/app/presets.cpp).
+// What each preset button promises in its tooltip (src/app/data/presets.cpp).
 const PRESETS = {
   Tiny: { d_model: 8, heads: 2, seq_len: 4, kv_len: 4, batch: 2, cross: false },
   'Paper base': { d_model: 512, heads: 8, d_k: 64, seq_len: 10, batch: 2, cross: false },

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/config.h"
-#include "core/config_keys.h"
-#include "core/message.h"
+#include "attention/config.h"
+#include "attention/config_keys.h"
+#include "base/message.h"
 
 namespace lab_fuzz {
 
@@ -33,7 +33,7 @@ inline void require_valid(const lab::AttentionConfig& c, const char* who) {
          english(errors[0].message));
 }
 
-// Every key the configuration writes (core/config_keys.h), as name=value.
+// Every key the configuration writes (attention/config_keys.h), as name=value.
 inline std::string describe(const lab::AttentionConfig& c) { return lab::describe_config(lab::attention_keys(), c); }
 
 // Same trace: every key that is written (padding lengths only with a padding mask, the

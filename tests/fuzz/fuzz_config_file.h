@@ -8,7 +8,7 @@
 //     page writes for it (encode_url_state) decodes to the same configuration
 //     without notes.
 #pragma once
-#include "core/url_state.h"
+#include "app/data/url_state.h"
 #include "fuzz_common.h"
 #include "interop/config_file.h"
 

@@ -1,7 +1,7 @@
 // fuzz_url_hash.cpp — libFuzzer: any URL hash decodes to a valid state, and the
 // link the page would then write (encode of that state) reopens exactly that state
 // with no notes: a copied link never degrades.
-#include "core/url_state.h"
+#include "app/data/url_state.h"
 #include "fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -15,8 +15,8 @@ Dropout (§5.4, manifest "dropout" = P_drop > 0) is the paper's: on the sums of 
 positional encodings and on every sublayer's output before its residual add; PyTorch's
 nn.Transformer*Layer(dropout=p) also drops attention weights and the FFN's hidden units, so the
 replay applies it with functional ops. The masks are not in the checkpoint: DropoutMasks
-re-derives them from the manifest's seed with an own SplitMix64 (src/core/rng.cpp, written from
-its description), in the order src/core/train/model.h documents: step t seeds
+re-derives them from the manifest's seed with an own SplitMix64 (src/base/rng.cpp, written from
+its description), in the order src/train/model.h documents: step t seeds
 stream_seed(seed, "dropout step t"); site S ("src_x", "dec_x", PREFIX.self_attn,
 PREFIX.multihead_attn, PREFIX.ffn) draws from SplitMix64(stream_seed(that, S)), one uniform()
 per element in row-major (B, L, d) order, dropped when below P_drop; kept values × 1/(1 − P_drop).
