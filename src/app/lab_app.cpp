@@ -72,49 +72,53 @@ void show_language(LabApp& app) {
 
 void lab_init(LabApp& app) {
     app.config = AttentionConfig{};
-    app.panels.clear();
-    for (const ExperimentEntry& e : experiments()) app.panels.push_back(e.make());
+    app.experiments.panels.clear();
+    for (const ExperimentEntry& e : experiments()) app.experiments.panels.push_back(e.make());
     training_init(app);
-    app.dirty = true;
+    app.random.dirty = true;
     lab_recompute(app);
 }
 
 void lab_recompute(LabApp& app) {
-    app.dirty = false;
+    RandomTrace& r = app.random;
+    r.dirty = false;
     app.errors = validate(app.config);
     if (!app.errors.empty()) return;  // keep showing the last good trace
+    // With a model shown the trace is the model's: this one would be thrown away. Going back
+    // to the random weights (stepper_refresh) calls lab_recompute again.
+    if (app.stepper.shown && app.stepper.sel.model && stepper_has_model(app)) return;
     const auto t0 = std::chrono::steady_clock::now();
     const AttentionConfig& c = app.config;
-    const AttentionConfig& had = app.weights_for;
-    if (app.weights.w_q.data.empty() || had.d_model != c.d_model || had.seed != c.seed || had.bias != c.bias) {
-        app.weights = make_weights(c);
-        app.weights_for = c;
+    const AttentionConfig& had = r.weights_for;
+    if (r.weights.w_q.data.empty() || had.d_model != c.d_model || had.seed != c.seed || had.bias != c.bias) {
+        r.weights = make_weights(c);
+        r.weights_for = c;
     }
     // The inputs depend on what inputs_fit() compares (raw SDPA among it: its Q, K, V exist
     // only in inputs made for it); a mask or scaling knob keeps them.
-    if (app.inputs.x.data.empty() || !inputs_fit(app.inputs_for, c) || app.inputs_tokens != app.tokens) {
-        app.inputs = make_inputs(c, app.tokens);
-        app.inputs_for = c;
-        app.inputs_tokens = app.tokens;
+    if (r.inputs.x.data.empty() || !inputs_fit(r.inputs_for, c) || r.inputs_tokens != app.tokens) {
+        r.inputs = make_inputs(c, app.tokens);
+        r.inputs_for = c;
+        r.inputs_tokens = app.tokens;
     }
     // Recomputed in place: tensors that keep their size keep their buffers, the others are
     // freed before their new buffer is made, so the page's peak memory stays about one
     // trace (validate() caps it) plus weights, and a knob change allocates next to nothing.
-    run_trace(app.trace, c, app.inputs, app.weights);
-    ++app.generation;
-    app.recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (app.batch_item >= app.config.batch) app.batch_item = app.config.batch - 1;
-    if (app.head >= app.config.heads) app.head = app.config.heads - 1;
+    run_trace(app.trace, c, r.inputs, r.weights);
+    ++app.generation, ++r.traces;
+    r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    app.view.batch_item = std::min(app.view.batch_item, c.batch - 1);
+    app.view.head = std::min(app.view.head, c.heads - 1);
     app.hover = HoverCell{};
 }
 
 double lab_frame_wanted_in(const LabApp& app) {
-    const bool results_stale = app.experiment >= 0 && (app.panels[app.experiment]->computed_for != app.generation ||
-                                                       app.panels[app.experiment]->stale);
+    const bool results_stale = app.experiments.open >= 0 && (app.experiments.panels[app.experiments.open]->computed_for != app.generation ||
+                                                       app.experiments.panels[app.experiments.open]->stale);
     const bool font_to_request = app.fonts.cjk == FontLoad::None && lab_wants_cjk_font(app);
-    const bool training = training_busy(app) || (app.experiment >= 0 && app.panels[app.experiment]->busy());
+    const bool training = training_busy(app) || (app.experiments.open >= 0 && app.experiments.panels[app.experiments.open]->busy());
     const bool page_asked = !app.page_actions.empty() || app.nav.entered;  // the page's buttons, its Tab into the canvas
-    if (app.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.open_experiment_menu || training || page_asked)
+    if (app.random.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.experiments.open_menu || training || page_asked)
         return 0.0;
     return -1.0;
 }
@@ -134,25 +138,25 @@ bool lab_wants_cjk_font(const LabApp& app) {
 }
 
 void lab_go_to_stage(LabApp& app, int index) {
-    app.experiment = -1;  // stepping through stages is the stepper's job
+    app.experiments.open = -1;  // stepping through stages is the stepper's job
     app.stepper.sel.block_stage = -1;
     app.training.view_open = false;
     if (index < 0) index = 0;
     if (index >= kStageCount) index = kStageCount - 1;
-    app.stage = index;
+    app.view.stage = index;
 }
 
 std::string lab_url_hash(const LabApp& app) {
     UrlState s;
     s.config = app.errors.empty() || app.stepper.shown ? app.config : app.trace.config;
     s.tokens = app.tokens;
-    s.view.stage = app.stage, s.view.batch_item = app.batch_item, s.view.head = app.head, s.view.all_heads = app.all_heads;
-    if (app.experiment >= 0) s.view.experiment = experiments()[app.experiment].key;
+    static_cast<StageSelection&>(s.view) = app.view;
+    if (app.experiments.open >= 0) s.view.experiment = experiments()[app.experiments.open].key;
     s.view.experiment_options = experiment_option_pairs(app);
     stepper_to_view(app.stepper, &s.view);
     if (app.lesson.lesson >= 0) s.view.lesson = app.lesson.lesson + 1, s.view.lesson_step = app.lesson.step + 1;
     s.lang = lang_code(app.lang);
-    if (app.training.view_open && app.experiment < 0) {  // a link to the run: its knobs (the last valid ones)
+    if (app.training.view_open && app.experiments.open < 0) {  // a link to the run: its knobs (the last valid ones)
         s.train = true;
         s.train_config = app.training.errors.empty() || !app.training.trainer ? app.training.config : app.training.trainer->config();
     }
@@ -165,13 +169,10 @@ void lab_show_url_state(LabApp& app, const UrlState& s) {
     for (const auto& t : s.tokens) joined += (joined.empty() ? "" : " ") + t;
     lab_set_token_text(app, joined);
     app.tokens = s.tokens;  // as decoded, even where the field had to cut the text
-    app.stage = s.view.stage;
-    app.batch_item = s.view.batch_item;
-    app.head = s.view.head;
-    app.all_heads = s.view.all_heads;
+    app.view = s.view;  // the stage selection part of it
     stepper_from_view(s.view, &app.stepper);
-    app.experiment = s.view.experiment.empty() ? -1 : experiment_index(s.view.experiment);
-    app.dirty = true;
+    app.experiments.open = s.view.experiment.empty() ? -1 : experiment_index(s.view.experiment);
+    app.random.dirty = true;
 }
 
 void lab_apply_url_hash(LabApp& app, const std::string& hash) {
@@ -204,7 +205,7 @@ void lab_load_config_text(LabApp& app, const std::string& name, const std::strin
             app.tokens.clear();
             app.token_text[0] = '\0';
         }
-        app.dirty = true;
+        app.random.dirty = true;
         app.last_action = Msg(UiStr::app_loaded_config, what, r.format);
     } else {
         app.last_action = Msg(UiStr::app_could_not_load_config, what);
@@ -305,14 +306,14 @@ void draw_desktop_layout(LabApp& app) {
     const float messages_h = messages_panel_height(app, side_l, body_h * 0.5f);
 
     draw_pipeline_bar(app, {0, 0, ds.x, bar_h});
-    const bool train = app.training.view_open && app.experiment < 0;
+    const bool train = app.training.view_open && app.experiments.open < 0;
     if (train) draw_train_knobs(app, {0, bar_h, side_l, body_h - messages_h});
     else draw_setup_panel(app, {0, bar_h, side_l, body_h - messages_h});
     draw_messages_panel(app, {0, bar_h + body_h - messages_h, side_l, messages_h});
     app.hover = HoverCell{};
     if (train) {
         draw_train_view(app, {side_l, bar_h, ds.x - side_l, body_h});
-    } else if (app.experiment >= 0) {
+    } else if (app.experiments.open >= 0) {
         draw_experiment_view(app, side_l, bar_h, ds.x - side_l, body_h);
     } else {
         draw_stage_view(app, {side_l, bar_h, mid_w, body_h - table_h});
@@ -334,7 +335,7 @@ void lab_frame(LabApp& app) {
     app.rects.clear();
     app.heatmaps.clear();
     show_language(app);
-    if (app.dirty) lab_recompute(app);
+    if (app.random.dirty) lab_recompute(app);
     stepper_refresh(app);
     training_advance(app);
     find_missing_glyphs(app);

@@ -106,9 +106,9 @@ std::string page_mirror_json(const LabApp& app) {
     Json stages = Json::array();
     for (const StepperPlace& p : places) stages.push_back(tr(app, stepper_stage_text(app, p).title));
     m["stages"] = stages;
-    const bool train = app.training.view_open && app.experiment < 0;
-    m["view"] = app.experiment >= 0 ? "experiment" : train ? "train" : "stepper";
-    m["view_title"] = app.experiment >= 0 ? experiment_state(app)["title"].get<std::string>() : train ? tr(app, UiStr::tv_title) : "";
+    const bool train = app.training.view_open && app.experiments.open < 0;
+    m["view"] = app.experiments.open >= 0 ? "experiment" : train ? "train" : "stepper";
+    m["view_title"] = app.experiments.open >= 0 ? experiment_state(app)["title"].get<std::string>() : train ? tr(app, UiStr::tv_title) : "";
     m["title"] = tr(app, text.title);
     m["formula"] = tr(app, text.formula);
     // The explain panel's part; a lesson's card takes its place (and its shapes would answer a shape question).

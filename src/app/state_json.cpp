@@ -25,7 +25,7 @@ Json selection_json(const LabApp& app) {
         hover = {{"tensor", app.hover.tensor}, {"index", app.hover.index}, {"value", json_number(app.hover.value)},
                  {"text", say(app, app.hover.text)}, {"color", color}};
     }
-    return {{"batch", app.batch_item}, {"head", app.head}, {"all_heads", app.all_heads}, {"hover", hover}};
+    return {{"batch", app.view.batch_item}, {"head", app.view.head}, {"all_heads", app.view.all_heads}, {"hover", hover}};
 }
 
 Json messages_json(const LabApp& app, const std::vector<Msg>& messages) {
@@ -69,12 +69,12 @@ Json fonts_json(const LabApp& app) {
 }  // namespace
 
 std::string lab_state_json(const LabApp& app) {
-    const StageInfo& info = stage_infos(app.trace.config)[app.stage];
+    const StageInfo& info = stage_infos(app.trace.config)[app.view.stage];
     Json s = Json::object();
     s["frame"] = app.frame;
     s["experiment"] = experiment_state(app);
     s["training"] = training_state(app);
-    s["stage"] = {{"id", info.key}, {"index", app.stage}, {"title", tr(app, info.title)}};
+    s["stage"] = {{"id", info.key}, {"index", app.view.stage}, {"title", tr(app, info.title)}};
     s["stages"] = stages_json(app.trace, app.text_lang);
     s["config"] = config_json_value(app.trace.config);
     s["tokens"] = app.tokens;
@@ -100,7 +100,9 @@ std::string lab_state_json(const LabApp& app) {
     s["narrow"] = narrow_state(app);
     s["help"] = app.show_help;
     s["nav"] = keyboard_nav_state(app);  // the keyboard's focus ring (keyboard_nav.h)
-    s["recompute_ms"] = json_number(app.recompute_ms);
+    s["recompute_ms"] = json_number(app.random.ms);
+    s["random_traces"] = app.random.traces;  // the knobs' traces computed since the page opened
+    s["generation"] = app.generation;        // changes of the shown trace
     s["gpu"] = {{"enabled", app.gpu.draw != nullptr}, {"uploads", app.gpu_uploads}, {"textures", app.gpu_textures}};
     s["ui_scale"] = json_number(app.ui_scale);
     s["lang"] = lang_code(app.lang);

@@ -101,6 +101,7 @@ for (const lang of ['zh', 'en']) {
     await clickKey(t, 'chip:softmax', (x) => !x.training.view_open && x.layout['stepper:weights:model'], 'the stepper');
     await clickKey(t, 'stepper:weights:model', (x) => x.stepper.shown_model && x.stepper.task === 'coref', 'the model in the stepper');
     const w = SENTENCES[lang];
+    const before = await labState(t.page);
     const happy = (await retype(t, w.happy, w.how)).stepper.coref;
     assert(happy.answer === w.nouns[0], `${w.happy}: answer ${happy.answer}`);
     assert(happy.nouns.join() === w.nouns.join(), `nouns ${happy.nouns}`);
@@ -125,5 +126,14 @@ for (const lang of ['zh', 'en']) {
     await parkMouse(t);
     await waitFrames(t, 3);
     await screenshotNotBlank(t, `coref-stepper-${lang}-unknown.png`);
+    // Typing with the model shown retraces the model only: the knobs' random trace would be
+    // thrown away, so none is computed until the random weights are shown again.
+    const typed = await labState(t.page);
+    assert(typed.random_traces === before.random_traces && typed.generation > before.generation,
+      `three sentences typed: ${typed.random_traces - before.random_traces} random traces, ${typed.generation - before.generation} shown`);
+    const back = await clickKey(t, 'stepper:weights:random', (x) => !x.stepper.shown_model, 'the random weights');
+    assert(back.random_traces === typed.random_traces + 1, `back to random weights: ${back.random_traces - typed.random_traces} traces`);
+    note(t, `typing 3 sentences with the model shown: ${typed.generation - before.generation} model traces, 0 random; ` +
+      `back to the random weights: 1 random trace`);
   });
 }

@@ -20,6 +20,8 @@ function stable(s) {
   delete out.frame;
   delete out.stage_ms;
   delete out.recompute_ms;
+  delete out.random_traces;  // counters of the page's session
+  delete out.generation;
   out.layout = Object.keys(out.layout || {}).sort();
   out.scroll = Object.keys(out.scroll || {}).sort();  // regions by name; positions vary with the window
   delete out.render;  // the host's frame counters and timings

@@ -25,12 +25,16 @@
 
 namespace lab {
 
-struct ViewSelection {
-    int stage = 0;
-    std::string experiment;  // "" = the stage stepper; else an experiment key ("scaling", "heads", ...)
+// The stage stepper's choice: the page keeps one (LabApp::view) and the hash one.
+struct StageSelection {
+    int stage = 0;           // index into stage_infos()
     int batch_item = 0;
     int head = 0;
-    bool all_heads = false;
+    bool all_heads = false;  // small multiples of every head
+};
+
+struct ViewSelection : StageSelection {
+    std::string experiment;  // "" = the stage stepper; else an experiment key ("scaling", "heads", ...)
     int lesson = 0;          // 1-based index into lessons() (teach/lessons/lessons.h); 0 = no lesson
     int lesson_step = 0;     // 1-based step of that lesson
     // An experiment's own options, "<experiment>.<key>=<value>" in the hash (scaling.keys=10),

@@ -78,7 +78,7 @@ std::vector<CostRow> cost_rows(const LabApp& app) {
         const StageCost cost = stage_cost(c, static_cast<StageId>(s));
         const double ms = app.trace.stage_ms[s];
         total_ms += ms;
-        CostRow r{tr(app, stage_infos(app.trace.config)[s].title), human(cost.flops, ""), human(cost.bytes, "B"), "", "", s == app.stage};
+        CostRow r{tr(app, stage_infos(app.trace.config)[s].title), human(cost.flops, ""), human(cost.bytes, "B"), "", "", s == app.view.stage};
         std::snprintf(buf, sizeof buf, "%.3f", ms);
         r.ms = buf;
         if (cost.flops > 0 && ms > 0.001) std::snprintf(buf, sizeof buf, "%.2f", cost.flops / (ms * 1e6)), r.gflops = buf;

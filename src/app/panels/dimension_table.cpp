@@ -31,11 +31,11 @@ void draw_dimensions_tab(LabApp& app) {
         const Tensor* t = app.trace.find(infos[s].result);
         if (!t) continue;
         ImGui::TableNextRow();
-        if (s == app.stage) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, palette::kCurrentRow);
+        if (s == app.view.stage) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, palette::kCurrentRow);
         ImGui::TableNextColumn();
         char id[16];
         std::snprintf(id, sizeof id, "%d##row", s + 1);
-        if (ImGui::Selectable(id, s == app.stage, ImGuiSelectableFlags_SpanAllColumns)) lab_go_to_stage(app, s);
+        if (ImGui::Selectable(id, s == app.view.stage, ImGuiSelectableFlags_SpanAllColumns)) lab_go_to_stage(app, s);
         ImGui::TableNextColumn();
         text_wrapped("%s", t->name.c_str());
         ImGui::TableNextColumn();

@@ -39,7 +39,7 @@ void weights_map(LabApp& app, const Trace& tr, int item, int head, const char* i
     opt.gpu = &app.gpu;
     std::string key = std::string("exp/") + id;
     opt.gpu_key = key.c_str();
-    opt.gpu_version = (app.generation * 131 + static_cast<unsigned>(app.experiment)) * 64 + static_cast<unsigned>(item % 64);
+    opt.gpu_version = (app.generation * 131 + static_cast<unsigned>(app.experiments.open)) * 64 + static_cast<unsigned>(item % 64);
     MatrixHeatmap(id, t.ptr() + t.offset({item, head, 0, 0}), Lq, Lkv, Lkv, opt, w, h);
 }
 
@@ -649,14 +649,14 @@ const std::vector<ExperimentEntry> kExperiments = {
 constexpr double kBudget = 768.0 * 1024 * 1024;
 
 void compute(LabApp& app) {
-    ExperimentPanel& panel = *app.panels[app.experiment];
+    ExperimentPanel& panel = *app.experiments.panels[app.experiments.open];
     if (panel.computed_for == app.generation && !panel.stale) return;
     const auto t0 = std::chrono::steady_clock::now();
     // The experiments vary heads, masks, PE and cross-attention of multi-head attention: from
     // raw SDPA they start at its sizes with raw off (its Q, K, V would not fit their configurations).
     AttentionConfig c = app.trace.config;
     c.raw = false;
-    const double need = estimate_trace_bytes(c) * kExperiments[app.experiment].traces_kept;
+    const double need = estimate_trace_bytes(c) * kExperiments[app.experiments.open].traces_kept;
     panel.computed_for = app.generation, panel.stale = false;
     panel.too_large = need > kBudget ? Msg(UiStr::xv_too_large, need / 1048576.0, kBudget / 1048576.0) : Msg();
     if (!panel.too_large.empty()) return;
@@ -679,19 +679,19 @@ void draw_experiment_menu(LabApp& app) {
     const bool clicked = ImGui::SmallButton(menu_label.c_str());
     check_item(menu_label.c_str());
     lab_note_rect(app, "menu:experiments");
-    if (clicked || app.open_experiment_menu) ImGui::OpenPopup("experiments");
-    app.open_experiment_menu = false;
+    if (clicked || app.experiments.open_menu) ImGui::OpenPopup("experiments");
+    app.experiments.open_menu = false;
     if (!ImGui::BeginPopup("experiments")) return;
     for (size_t i = 0; i < kExperiments.size(); ++i) {
         const ExperimentEntry& e = kExperiments[i];
         const std::string label = std::string(tr(app, e.title)) + "###exp_" + e.key;
-        if (ImGui::Selectable(label.c_str(), app.experiment == static_cast<int>(i))) app.experiment = static_cast<int>(i);
+        if (ImGui::Selectable(label.c_str(), app.experiments.open == static_cast<int>(i))) app.experiments.open = static_cast<int>(i);
         check_item(label.c_str());
         lab_note_rect(app, std::string("exp:") + e.key);
     }
     ImGui::Separator();
     const std::string none_label = ui_label(app, UiStr::xv_menu_back, "exp_none");
-    if (ImGui::Selectable(none_label.c_str(), app.experiment < 0)) app.experiment = -1;
+    if (ImGui::Selectable(none_label.c_str(), app.experiments.open < 0)) app.experiments.open = -1;
     check_item(none_label.c_str());
     lab_note_rect(app, "exp:none");
     ImGui::EndPopup();
@@ -700,8 +700,8 @@ void draw_experiment_menu(LabApp& app) {
 void draw_experiment_view(LabApp& app, float x, float y, float w, float h) {
     compute(app);
     begin_panel("Experiment", {x, y, w, h}, ImGuiWindowFlags_NoTitleBar);
-    const ExperimentEntry& entry = kExperiments[app.experiment];
-    ExperimentPanel& panel = *app.panels[app.experiment];
+    const ExperimentEntry& entry = kExperiments[app.experiments.open];
+    ExperimentPanel& panel = *app.experiments.panels[app.experiments.open];
     text_wrapped("%s", tr(app, entry.title));
     const std::string back_label = ui_label(app, UiStr::xv_back_button, "exp_back");
     if (fits_on_line(ImGui::CalcTextSize(back_label.c_str(), nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2)) ImGui::SameLine();
@@ -716,13 +716,13 @@ void draw_experiment_view(LabApp& app, float x, float y, float w, float h) {
         panel.draw(app);
     }
     ImGui::End();
-    if (back) app.experiment = -1;
+    if (back) app.experiments.open = -1;
 }
 
 Json experiment_state(const LabApp& app) {
-    if (app.experiment < 0) return nullptr;
-    const ExperimentEntry& entry = kExperiments[app.experiment];
-    const ExperimentPanel& panel = *app.panels[app.experiment];
+    if (app.experiments.open < 0) return nullptr;
+    const ExperimentEntry& entry = kExperiments[app.experiments.open];
+    const ExperimentPanel& panel = *app.experiments.panels[app.experiments.open];
     Json out = {{"key", entry.key}, {"title", tr(app, entry.title)}, {"compute_ms", json_number(panel.compute_ms)}};
     if (!panel.too_large.empty()) out["too_large"] = say(app, panel.too_large);
     if (panel.option_rows) out["options"] = keys_json(*panel.option_rows, panel.option_values);
@@ -732,10 +732,10 @@ Json experiment_state(const LabApp& app) {
 
 std::vector<std::pair<std::string, std::string>> experiment_option_pairs(const LabApp& app) {
     std::vector<std::pair<std::string, std::string>> out;
-    if (app.experiment < 0 || !app.panels[app.experiment]->option_rows) return out;
-    const ExperimentPanel& panel = *app.panels[app.experiment];
+    if (app.experiments.open < 0 || !app.experiments.panels[app.experiments.open]->option_rows) return out;
+    const ExperimentPanel& panel = *app.experiments.panels[app.experiments.open];
     for (const auto& [key, value] : hash_pairs(*panel.option_rows, panel.option_values))
-        out.emplace_back(std::string(kExperiments[app.experiment].key) + "." + key, value);
+        out.emplace_back(std::string(kExperiments[app.experiments.open].key) + "." + key, value);
     return out;
 }
 
@@ -744,7 +744,7 @@ void apply_experiment_options(LabApp& app, const std::vector<std::pair<std::stri
     for (const auto& [key, value] : options) {
         const size_t dot = key.find('.');
         const int e = experiment_index(key.substr(0, dot));
-        ExperimentPanel* panel = e >= 0 ? app.panels[e].get() : nullptr;
+        ExperimentPanel* panel = e >= 0 ? app.experiments.panels[e].get() : nullptr;
         if (panel && panel->option_rows &&
             decode_key(*panel->option_rows, key.substr(dot + 1), value, panel->option_values, notes, nullptr,
                        key.substr(0, dot + 1))) {

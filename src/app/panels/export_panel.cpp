@@ -48,7 +48,7 @@ void copy(LabApp& app, const std::string& text, UiStr what) {
 }  // namespace
 
 void draw_export_section(LabApp& app) {
-    const StageInfo& info = stage_infos(app.trace.config)[app.stage];
+    const StageInfo& info = stage_infos(app.trace.config)[app.view.stage];
     const Tensor* t = app.trace.find(info.result);
     const AttentionConfig& c = app.trace.config;
     text_wrapped_disabled(say(app, Msg(UiStr::ui_export_heading, t ? t->name.c_str() : "")).c_str());
@@ -65,7 +65,7 @@ void draw_export_section(LabApp& app) {
     if (action_button(app, "pytorch", tr(app, UiStr::ui_export_pytorch), UiStr::ui_export_pytorch_tip))
         save(app, export_file_name(c, "reproduce", "py"), pytorch_script(app.trace), "text/x-python");
     if (action_button(app, "prompt", tr(app, UiStr::ui_export_prompt), UiStr::ui_export_prompt_tip))
-        copy(app, stage_prompt_text(app.trace, app.stage, app.batch_item, app.head, app.text_lang), UiStr::ui_export_what_stage);
+        copy(app, stage_prompt_text(app.trace, app.view.stage, app.view.batch_item, app.view.head, app.text_lang), UiStr::ui_export_what_stage);
     if (action_button(app, "link", tr(app, UiStr::ui_export_link), UiStr::ui_export_link_tip)) {
         const std::string hash = lab_url_hash(app);
         copy(app, app.host.share_url ? app.host.share_url(hash) : "#" + hash, UiStr::ui_export_what_link);

@@ -64,7 +64,7 @@ void draw_flash_knobs(LabApp& app) {
     if (ImGui::Checkbox(label.c_str(), &on)) {
         c.flash_tile.clear();
         if (on) c.flash_tile = {std::max(1, std::min(2, c.L_q())), std::max(1, std::min(2, c.L_kv()))};
-        app.dirty = true;
+        app.random.dirty = true;
     }
     check_item(label.c_str());
     lab_note_rect(app, "switch:flash");
@@ -76,7 +76,7 @@ void draw_flash_knobs(LabApp& app) {
         const std::string field = ui_label(app, labels[k], ids[k]);
         if (fits_on_line(ImGui::GetFontSize() * 6 + ImGui::CalcTextSize(field.c_str(), nullptr, true).x)) ImGui::SameLine(0, ImGui::GetFontSize());
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-        if (ImGui::InputInt(field.c_str(), &c.flash_tile[k], 1, 4)) app.dirty = true;
+        if (ImGui::InputInt(field.c_str(), &c.flash_tile[k], 1, 4)) app.random.dirty = true;
         check_item(field.c_str());
         note_number_field(app);
         lab_note_rect(app, std::string("knob:") + ids[k]);
@@ -96,7 +96,7 @@ void draw_flash_tab(LabApp& app) {
     const AttentionConfig& c = app.trace.config;
     const int query_tiles = (c.L_q() + f.Br - 1) / f.Br, key_tiles = (c.L_kv() + f.Bc - 1) / f.Bc;
     app.flash_query_tile = std::max(0, std::min(app.flash_query_tile, query_tiles - 1));
-    const int item = std::min(app.batch_item, c.batch - 1), head = std::min(app.head, c.heads - 1);
+    const int item = std::min(app.view.batch_item, c.batch - 1), head = std::min(app.view.head, c.heads - 1);
     const int slice = item * c.heads + head, row0 = app.flash_query_tile * f.Br, rows = std::min(f.Br, c.L_q() - row0);
     text_wrapped("%s", say(app, Msg(UiStr::ui_flash_intro, item, head, row0, row0 + rows - 1, f.Bc)).c_str());
     if (query_tiles > 1) {

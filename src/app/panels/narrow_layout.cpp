@@ -35,13 +35,13 @@ const char* tab_key(NarrowTab tab) {
     return keys[static_cast<int>(tab)];
 }
 
-bool train_shown(const LabApp& app) { return app.training.view_open && app.experiment < 0; }
+bool train_shown(const LabApp& app) { return app.training.view_open && app.experiments.open < 0; }
 
 // An experiment or the Train view takes the stage's place and says its own why (no explain
 // tab); a lesson's card has a tab of its own beside the stage it is about.
 std::vector<TabEntry> offered_tabs(const LabApp& app) {
     if (train_shown(app)) return {{NarrowTab::Stage, UiStr::nar_tab_train, "stage"}, {NarrowTab::Setup, UiStr::ui_setup_window, "setup"}};
-    if (app.experiment >= 0)
+    if (app.experiments.open >= 0)
         return {{NarrowTab::Stage, UiStr::nar_tab_experiment, "stage"}, {NarrowTab::Setup, UiStr::ui_setup_window, "setup"}};
     std::vector<TabEntry> tabs = {{NarrowTab::Stage, UiStr::nar_tab_stage, "stage"},
                                   {NarrowTab::Setup, UiStr::ui_setup_window, "setup"},
@@ -149,7 +149,7 @@ void draw_narrow_body(LabApp& app, NarrowTab tab, const PanelRect& body) {
     app.hover = HoverCell{};
     if (tab == NarrowTab::Stage) {
         if (train) draw_train_view(app, r);
-        else if (app.experiment >= 0) draw_experiment_view(app, r.x, r.y, r.w, r.h);
+        else if (app.experiments.open >= 0) draw_experiment_view(app, r.x, r.y, r.w, r.h);
         else draw_stage_view(app, r);
     }
     if (tab == NarrowTab::Explain) draw_explain_tab(app, r);

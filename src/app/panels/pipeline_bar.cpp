@@ -83,7 +83,7 @@ struct ChipRow {
 void draw_chip(LabApp& app, const ChipRow& row, size_t i, bool number_only, float squeeze, float pad) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const StepperStageText& text = row.texts[i];
-    const bool current = static_cast<int>(i) == row.current && app.experiment < 0 && !app.training.view_open;
+    const bool current = static_cast<int>(i) == row.current && app.experiments.open < 0 && !app.training.view_open;
     const bool failing = chip_failing(text);
     ImGui::PushStyleColor(ImGuiCol_Button, palette::choice(current));
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, palette::kChoiceHovered);

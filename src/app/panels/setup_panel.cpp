@@ -221,7 +221,7 @@ bool draw_mask(LabApp& app, bool changed) {
         // moves to the item with the most padding, so the effect is on screen at once.
         if (c.mask == MaskKind::Padding) {
             c.padding_lengths = default_padding_lengths(c.batch, c.L_kv());
-            app.batch_item = std::max(0, c.batch - 1);
+            app.view.batch_item = std::max(0, c.batch - 1);
         }
         changed = true;
     }
@@ -325,12 +325,13 @@ bool draw_setup_body(LabApp& app) {
     ImGui::Separator();
     changed |= draw_sizes(app);
     ImGui::Separator();
-    changed = draw_mask(app, changed);
+    changed = draw_mask(app, changed);  // fits the mask's lengths and cells to the sizes before drawing them
     ImGui::Separator();
-    changed |= draw_switches(app);
+    bool moved_lengths = draw_switches(app);  // cross-attention and the tokens change L_q / L_kv again
     ImGui::Separator();
-    changed |= draw_tokens(app);
-    if (changed) fit_mask_params(app.config);
+    moved_lengths |= draw_tokens(app);
+    if (moved_lengths) fit_mask_params(app.config);  // once a frame: only what changed after draw_mask
+    changed |= moved_lengths;
     ImGui::Separator();
     draw_config_loader(app);
     return changed;
@@ -341,10 +342,10 @@ bool draw_setup_body(LabApp& app) {
 // The body scrolls; the line saying how long the recompute took stays under it, whole.
 void draw_setup_panel(LabApp& app, const PanelRect& r) {
     begin_panel(ui_label(app, UiStr::ui_setup_window, "Setup").c_str(), r, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    const std::string footer = say(app, Msg(UiStr::ui_setup_recomputed, app.recompute_ms));
+    const std::string footer = say(app, Msg(UiStr::ui_setup_recomputed, app.random.ms));
     const float footer_h = wrapped_height(footer.c_str(), ImGui::GetContentRegionAvail().x) + ImGui::GetStyle().ItemSpacing.y * 2;
     ImGui::BeginChild("body", ImVec2(0, -footer_h));
-    if (draw_setup_body(app)) app.dirty = true;
+    if (draw_setup_body(app)) app.random.dirty = true;
     ImGui::EndChild();
     ImGui::Separator();
     text_wrapped_disabled(footer.c_str());

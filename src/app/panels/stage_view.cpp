@@ -96,7 +96,7 @@ void hover_cell(LabApp& app, TensorId id, bool grad, const Slice& s, const Heatm
 // A title line, the heatmap, and hover bookkeeping for one tensor slice.
 void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_title, bool grad) {
     const Tensor& t = shown_tensor(app, id, grad);
-    const Slice s = slice_of(t, app.batch_item, head);
+    const Slice s = slice_of(t, app.view.batch_item, head);
     std::string title = t.name + "  " + shape_on_screen(app, t);
     if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
     const bool heads = s.prefix.size() == 2 && !app.trace.config.raw;  // raw SDPA: one attention, no head to name
@@ -136,7 +136,7 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
 
 // The narrowest a head's map may be: its row labels, then at least a pixel per column.
 float head_map_min_width(const LabApp& app, const Tensor& t) {
-    const Slice s = slice_of(t, app.batch_item, 0);
+    const Slice s = slice_of(t, app.view.batch_item, 0);
     float labels = 0;
     for (const std::string& l : axis_labels(app, s.row_dim, std::min(s.rows, 512))) labels = std::max(labels, ImGui::CalcTextSize(l.c_str()).x);
     // A short map labels its rows "#k" (heatmap.h): the gutter may need that width instead.
@@ -158,14 +158,14 @@ int heads_per_row(const LabApp& app, const Tensor& t, float width, bool in_a_row
 void show_every_head(LabApp& app, TensorId id, bool in_a_row, bool grad) {
     const Tensor& t = shown_tensor(app, id, grad);
     const int heads = app.trace.config.heads;
-    text_wrapped("%s", (t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.batch_item))).c_str());
+    text_wrapped("%s", (t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.view.batch_item))).c_str());
     const ImVec2 a = ImGui::GetContentRegionAvail();
     const int per_row = heads_per_row(app, t, a.x, in_a_row);
     const int grid_rows = (heads + per_row - 1) / per_row;
     // Each head at least its title, its column labels and 2 px per row: below that the
     // stage view scrolls rather than squeezing the maps into lines.
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float min_map = std::max(40.0f * ImGui::GetFontSize() / 13.0f, line + 2.0f * slice_of(t, app.batch_item, 0).rows);  // MatrixHeatmap's least
+    const float min_map = std::max(40.0f * ImGui::GetFontSize() / 13.0f, line + 2.0f * slice_of(t, app.view.batch_item, 0).rows);  // MatrixHeatmap's least
     const float min_h = line + min_map + ImGui::GetStyle().ItemSpacing.y;
     const float h_each = std::max(a.y / grid_rows - 4, min_h);
     for (int h = 0; h < heads; ++h) {
@@ -192,18 +192,18 @@ void draw_selection(LabApp& app) {
     if (c.batch > 1) {
         const std::string label = ui_label(app, UiStr::ui_stage_item_slider, "item_b");
         place(label, slider);
-        ImGui::SliderInt(label.c_str(), &app.batch_item, 0, c.batch - 1);
+        ImGui::SliderInt(label.c_str(), &app.view.batch_item, 0, c.batch - 1);
         check_item(label.c_str());
     }
     if (c.heads > 1) {
         const std::string head = ui_label(app, UiStr::ui_stage_head_slider, "head");
         place(head, slider);
-        ImGui::SliderInt(head.c_str(), &app.head, 0, c.heads - 1);
+        ImGui::SliderInt(head.c_str(), &app.view.head, 0, c.heads - 1);
         lab_note_rect(app, "slider:head");  // touch.test.mjs drags it sideways
         check_item(head.c_str());
         const std::string all = ui_label(app, UiStr::ui_stage_all_heads, "all_heads");
         place(all, ImGui::GetFrameHeight());
-        ImGui::Checkbox(all.c_str(), &app.all_heads);
+        ImGui::Checkbox(all.c_str(), &app.view.all_heads);
         check_item(all.c_str());
     }
 }
@@ -217,7 +217,7 @@ void draw_skipped_note(LabApp& app, const StageRecord& rec) {
 
 // A (B, h, ...) tensor drawn as one map per head: the stage asks for it, or "all heads" is on.
 bool as_small_multiples(const LabApp& app, const StageShow& s) {
-    return app.trace[s.tensor].shape.size() == 4 && (app.all_heads || s.every_head) && app.trace.config.heads > 1;
+    return app.trace[s.tensor].shape.size() == 4 && (app.view.all_heads || s.every_head) && app.trace.config.heads > 1;
 }
 
 // The tensors of the stage's list (trace/stages.cpp, model_trace/block_stages.cpp) that this trace has.
@@ -243,7 +243,7 @@ void largest_slice(const LabApp& app, const std::vector<StageShow>& shows, int* 
 // about three letters wide; every head's map, row by row, for small multiples.
 float width_filling_height(const LabApp& app, const StageShow& s, float width) {
     const Tensor& t = app.trace[s.tensor];
-    const Slice slice = slice_of(t, app.batch_item, 0);
+    const Slice slice = slice_of(t, app.view.batch_item, 0);
     const float line = ImGui::GetTextLineHeightWithSpacing(), font = ImGui::GetFontSize();
     const auto fill = [&](float w) {
         const float cell = std::min((w - font * 3) / static_cast<float>(slice.cols), 44.0f * font / 13.0f);
@@ -278,10 +278,10 @@ void draw_stage_tensor(LabApp& app, TensorId id, bool every_head, bool grad) {
     const Tensor& t = shown_tensor(app, id, grad);
     // Head bands only where columns really belong to heads: Q, K, V and the concat.
     const bool head_columns = id == TensorId::Q || id == TensorId::K || id == TensorId::V || id == TensorId::Concat;
-    if (t.shape.size() == 4 && (app.all_heads || every_head) && c.heads > 1)
+    if (t.shape.size() == 4 && (app.view.all_heads || every_head) && c.heads > 1)
         show_every_head(app, id, every_head && c.heads <= 8, grad);
     else
-        show_slice(app, id, app.head, head_columns && c.heads > 1 ? c.d_k() : 0, false, grad);
+        show_slice(app, id, app.view.head, head_columns && c.heads > 1 ? c.d_k() : 0, false, grad);
 }
 
 void draw_stage_view(LabApp& app, const PanelRect& r) {

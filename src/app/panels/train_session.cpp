@@ -136,7 +136,7 @@ void training_init(LabApp& app) {
 
 void training_open_view(LabApp& app) {
     app.training.view_open = true;
-    app.experiment = -1;
+    app.experiments.open = -1;
 }
 
 void training_set_config(LabApp& app, const TrainConfig& config) {

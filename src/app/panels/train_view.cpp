@@ -208,7 +208,7 @@ void draw_messages(LabApp& app) {
 }  // namespace
 
 void draw_train_button(LabApp& app) {
-    const bool open = app.training.view_open && app.experiment < 0;
+    const bool open = app.training.view_open && app.experiments.open < 0;
     ImGui::PushStyleColor(ImGuiCol_Button, open ? palette::kChoiceOn : ImGui::GetStyleColorVec4(ImGuiCol_Button));
     const bool clicked = ImGui::SmallButton(ui_label(app, UiStr::tv_menu_button, "train_button").c_str());
     ImGui::PopStyleColor();

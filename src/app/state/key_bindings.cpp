@@ -14,16 +14,16 @@ void last_stage(LabApp& app, unsigned) { stepper_go_end(app, true); }
 void toggle_backward(LabApp& app, unsigned) { app.stepper.sel.backward = !app.stepper.sel.backward; }
 void jump_to_stage(LabApp& app, unsigned ch) { lab_go_to_stage(app, ch == '0' ? 9 : static_cast<int>(ch - '1')); }
 void toggle_help(LabApp& app, unsigned) { app.show_help = !app.show_help; }
-void toggle_all_heads(LabApp& app, unsigned) { app.all_heads = !app.all_heads; }
-void open_experiments(LabApp& app, unsigned) { app.open_experiment_menu = true; }
+void toggle_all_heads(LabApp& app, unsigned) { app.view.all_heads = !app.view.all_heads; }
+void open_experiments(LabApp& app, unsigned) { app.experiments.open_menu = true; }
 void toggle_language(LabApp& app, unsigned) { lab_set_language(app, app.lang == Lang::Zh ? Lang::En : Lang::Zh); }
 
 void step_head(LabApp& app, unsigned ch) {
     const int heads = app.trace.config.heads;
-    app.head = (app.head + (ch == ']' ? 1 : heads - 1)) % heads;
+    app.view.head = (app.view.head + (ch == ']' ? 1 : heads - 1)) % heads;
 }
 
-void next_item(LabApp& app, unsigned) { app.batch_item = (app.batch_item + 1) % app.trace.config.batch; }
+void next_item(LabApp& app, unsigned) { app.view.batch_item = (app.view.batch_item + 1) % app.trace.config.batch; }
 
 // Esc goes back one thing at a time: an open menu or list (or a widget in use by keys), the
 // help, an experiment, the Train view; with nothing left, out of the canvas to the page's
@@ -31,7 +31,7 @@ void next_item(LabApp& app, unsigned) { app.batch_item = (app.batch_item + 1) % 
 void escape(LabApp& app, unsigned) {
     if (keyboard_nav_escape_taken(app)) return;
     if (app.show_help) app.show_help = false;
-    else if (app.experiment >= 0) app.experiment = -1;
+    else if (app.experiments.open >= 0) app.experiments.open = -1;
     else if (app.training.view_open) app.training.view_open = false;
     else keyboard_nav_leave(app);
 }

@@ -126,27 +126,42 @@ struct PageAction {
     int value = 0;  // GoToPlace: index into stepper_places(); Step: -1 / +1; Language: the Lang
 };
 
-struct LabApp {
-    AttentionConfig config;            // what the knobs show (may be invalid)
-    std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
-    Trace trace;                       // last good trace
+// The knobs' attention on random weights: lab_recompute (lab_app.cpp) owns it. One staleness
+// rule: `dirty` (a knob, the tokens or a loaded configuration changed) asks lab_recompute, which
+// traces only while the stepper shows the random weights — with a model shown app.trace is the
+// model's and this trace would be thrown away; going back to the random weights traces it then.
+// The weights and inputs are kept between traces while the knobs they are made from stay.
+struct RandomTrace {
+    bool dirty = true;
     AttentionWeights weights;          // reused while d_model, seed and bias stay the same
     AttentionConfig weights_for;
     AttentionInputs inputs;            // reused while the shapes, seed, cross and tokens stay the same
     AttentionConfig inputs_for;
     std::vector<std::string> inputs_tokens;
+    double ms = 0.0;                   // the last trace's time
+    unsigned long long traces = 0;     // traces computed so far (state(): what a knob change costs)
+};
+
+// The experiments menu (experiments_view.cpp owns it): which one is open and each one's panel.
+struct ExperimentShelf {
+    int open = -1;                     // -1: the stage stepper; else index into experiments()
+    std::vector<std::unique_ptr<ExperimentPanel>> panels;  // one per experiments() entry, made by lab_init
+    bool open_menu = false;            // 'e' asks the pipeline bar to open the menu
+};
+
+struct LabApp {
+    AttentionConfig config;            // what the knobs show (may be invalid)
+    std::vector<ConfigError> errors;   // validate(config); non-empty keeps the last good trace
     std::vector<std::string> tokens;   // axis labels / token embeddings (empty: t0, t1, ...)
     char token_text[16384] = {};       // the tokens field as typed (a Chinese token + space is 4 bytes)
+    RandomTrace random;                // the knobs' trace, made from them
+    Trace trace;                       // the trace shown: the last good random one, or the model's (stepper)
+    unsigned long long generation = 0; // counts changes of `trace`: what was computed from it is kept until it moves
 
-    int stage = 0;                     // index into stage_infos()
-    int experiment = -1;               // -1: the stage stepper; else index into experiments()
-    std::vector<std::unique_ptr<ExperimentPanel>> panels;  // one per experiments() entry, made by lab_init
-    int batch_item = 0;
-    int head = 0;
-    bool all_heads = false;            // small multiples of every head
+    StageSelection view;               // the stage, batch item and head shown (the URL hash's too)
+    ExperimentShelf experiments;
     int flash_query_tile = 0;          // the Tiles tab's query tile (kept in range where it is drawn)
     bool show_help = false;
-    bool open_experiment_menu = false; // 'e' asks the pipeline bar to open the menu
 
     std::vector<LabKey> pending_keys;  // filled by the platform, drained by lab_frame
     std::vector<UiRect> headers, headers_last;  // panels' headers, which tooltips avoid (tooltip.h)
@@ -163,17 +178,14 @@ struct LabApp {
     std::vector<UiRect> rects;         // rebuilt every frame
     std::vector<ClippedText> clipped;  // texts that did not fit this frame (text_fit.h); none is the rule
     std::vector<HeatmapPlacement> heatmaps;
-    double recompute_ms = 0.0;
     long frame = 0;
     LabHost host;
     HeatmapRenderer gpu;               // set by the platform; empty: CPU heatmaps
-    unsigned long long generation = 0; // counts recomputes: textures re-upload when it changes
     long gpu_uploads = 0;              // reported by the platform: textures uploaded so far
     int gpu_textures = 0;              // and alive now
     char config_text[4096] = {};       // the "paste a config" field
     Msg last_action;                   // e.g. "saved attn_..._weights.csv" — shown and reported
     float ui_scale = 1.0f;             // set by the platform from devicePixelRatio / content scale
-    bool dirty = true;                 // config changed: recompute before drawing
     Lang lang = Lang::En;              // the chosen interface language (lab_set_language)
     Lang text_lang = Lang::En;         // the language texts are drawn in: lang once its font is there
     LabFonts fonts;

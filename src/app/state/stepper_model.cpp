@@ -65,8 +65,8 @@ void retrace_model(LabApp& app) {
     st.generation = app.generation, st.source = app.training.source;
     st.sel.layer = st.model.block.layer;
     st.sel.sublayer = st.model.block.kind;
-    app.batch_item = 0;
-    app.head = std::min(app.head, app.trace.config.heads - 1);
+    app.view.batch_item = 0;
+    app.view.head = std::min(app.view.head, app.trace.config.heads - 1);
     app.hover = HoverCell{};
 }
 
@@ -108,13 +108,13 @@ int stepper_place_index(const LabApp& app) {
     const std::vector<StepperPlace> places = stepper_places(app);
     const int block = app.stepper.shown ? app.stepper.sel.block_stage : -1;
     for (size_t i = 0; i < places.size(); ++i)
-        if (block >= 0 ? places[i].block == block : places[i].attention == app.stage) return static_cast<int>(i);
+        if (block >= 0 ? places[i].block == block : places[i].attention == app.view.stage) return static_cast<int>(i);
     return 0;
 }
 
 void stepper_go(LabApp& app, const StepperPlace& place) {
     if (place.attention >= 0) return lab_go_to_stage(app, place.attention);
-    app.experiment = -1;
+    app.experiments.open = -1;
     app.training.view_open = false;  // a chip leaves the Train view, as lab_go_to_stage does
     app.stepper.sel.block_stage = place.block;
 }

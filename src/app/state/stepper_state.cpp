@@ -84,7 +84,7 @@ void write_stepper_state(const LabApp& app, Json& s) {
     if (!app.stepper.shown) return;
     for (const Json& b : block_stages_json(app.stepper.model, app.text_lang)) s["stages"].push_back(b);
     const int block = app.stepper.sel.block_stage;
-    if (block >= 0 && app.experiment < 0)
+    if (block >= 0 && app.experiments.open < 0)
         s["stage"] = {{"id", block_stage_infos()[static_cast<size_t>(block)].key}, {"index", kStageCount + block},
                       {"title", tr(app, block_stage_infos()[static_cast<size_t>(block)].title)}};
 }
