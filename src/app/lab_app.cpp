@@ -113,12 +113,13 @@ void lab_recompute(LabApp& app) {
 }
 
 double lab_frame_wanted_in(const LabApp& app) {
-    const bool results_stale = app.experiments.open >= 0 && (app.experiments.panels[app.experiments.open]->computed_for != app.generation ||
-                                                       app.experiments.panels[app.experiments.open]->stale);
+    const ExperimentPanel* open = app.experiments.open >= 0 ? app.experiments.panels[app.experiments.open].get() : nullptr;
+    const bool results_stale = open && (open->computed_for != app.generation || open->stale);
     const bool font_to_request = app.fonts.cjk == FontLoad::None && lab_wants_cjk_font(app);
-    const bool training = training_busy(app) || (app.experiments.open >= 0 && app.experiments.panels[app.experiments.open]->busy());
+    const bool training = training_busy(app) || (open && open->busy());
     const bool page_asked = !app.page_actions.empty() || app.nav.entered;  // the page's buttons, its Tab into the canvas
-    if (app.random.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.experiments.open_menu || training || page_asked)
+    if (app.random.dirty || results_stale || font_to_request || !app.pending_keys.empty() || app.experiments.open_menu ||
+        training || page_asked)
         return 0.0;
     return -1.0;
 }
