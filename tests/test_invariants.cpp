@@ -3,6 +3,7 @@
 // verdict, never a pass. Footnote 4's facts say what their numbers say.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -40,6 +41,16 @@ void padding(AttentionConfig& c) { c.mask = MaskKind::Padding, c.padding_lengths
 void window2(AttentionConfig& c) { c.window = 2; }
 void prefix2(AttentionConfig& c) { c.prefix = 2; }
 void flash2(AttentionConfig& c) { c.flash_tile = {2, 2}; }
+void grouped(AttentionConfig& c) { c.heads = 4, c.kv_heads = 2; }  // GQA: heads 0, 1 read group 0; 2, 3 group 1
+
+// What repeat (not repeat_interleave) gives for 4 heads and 2 groups: heads 1 and 2 swap.
+void repeat_not_interleave(Trace& t) {
+    Tensor& k = mut(t, TensorId::KHeads);
+    const long block = static_cast<long>(k.shape[2]) * k.shape[3];
+    for (int b = 0; b < k.shape[0]; ++b)
+        std::swap_ranges(k.data.begin() + (b * 4 + 1) * block, k.data.begin() + (b * 4 + 2) * block,
+                         k.data.begin() + (b * 4 + 2) * block);
+}
 
 const std::vector<Corruption>& corruptions() {
     static const std::vector<Corruption> all = {
@@ -49,6 +60,9 @@ const std::vector<Corruption>& corruptions() {
         {"k NaN", StageId::Project, "finite", "k ", causal, [](Trace& t) { mut(t, TensorId::K).data[1] = kNan; }},
         {"v NaN", StageId::Project, "finite", "v ", causal, [](Trace& t) { mut(t, TensorId::V).data[2] = kNan; }},
         {"a head moved", StageId::SplitHeads, "head_columns", "", causal, [](Trace& t) { mut(t, TensorId::KHeads).data[4] += 1; }},
+        {"a K group moved", StageId::SplitHeads, "kv_group_columns", "", grouped,
+         [](Trace& t) { mut(t, TensorId::KGroups).data[3] += 1; }},
+        {"groups repeated in the wrong order", StageId::SplitHeads, "kv_repeat", "", grouped, repeat_not_interleave},
         {"scores NaN", StageId::Scores, "finite", "", causal, [](Trace& t) { mut(t, TensorId::Scores).data[0] = kNan; }},
         {"scale wrong", StageId::Scale, "scaled_is_scores_over_sqrt_dk", "", causal,
          [](Trace& t) { mut(t, TensorId::Scaled).data[3] *= 1.01f; }},
@@ -109,7 +123,7 @@ TEST_CASE("every check fails when the tensor it reads is corrupted") {
 TEST_CASE("every check of every kind of run has a corruption that makes it fail; the rest are facts") {
     std::set<std::string> covered;
     for (const Corruption& k : corruptions()) covered.insert(std::string(stage_info(k.stage).key) + "/" + k.id);
-    std::vector<AttentionConfig> configs(8);
+    std::vector<AttentionConfig> configs(9);
     configs[1].mask = MaskKind::Padding, configs[1].padding_lengths = {4, 0};
     configs[2].cross = true, configs[2].kv_len = 6, configs[2].mask = MaskKind::None, configs[2].pe = false;
     configs[3].scale = false, configs[3].bias = false, configs[3].mask_fill = MaskFill::NegBillion;
@@ -117,6 +131,7 @@ TEST_CASE("every check of every kind of run has a corruption that makes it fail;
     configs[5].window = 2, configs[5].prefix = 1;
     configs[6].mask = MaskKind::Padding, configs[6].padding_lengths = {4, 2}, configs[6].window = 2;
     configs[7].flash_tile = {3, 2};
+    configs[8].heads = 4, configs[8].kv_heads = 2;
     std::set<std::string> facts;
     for (const AttentionConfig& c : configs) {
         const Trace tr = run_trace(c);

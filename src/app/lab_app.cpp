@@ -90,7 +90,8 @@ void lab_recompute(LabApp& app) {
     const auto t0 = std::chrono::steady_clock::now();
     const AttentionConfig& c = app.config;
     const AttentionConfig& had = r.weights_for;
-    if (r.weights.w_q.data.empty() || had.d_model != c.d_model || had.seed != c.seed || had.bias != c.bias) {
+    if (r.weights.w_q.data.empty() || had.d_model != c.d_model || had.seed != c.seed || had.bias != c.bias ||
+        had.kv_dim() != c.kv_dim()) {  // W^K, W^V have h_kv·d_k columns
         r.weights = make_weights(c);
         r.weights_for = c;
     }

@@ -5,6 +5,8 @@
 // d_k = d_v = d_model / h):
 //   linear:          out (rows, d_out) = in (rows, d_in) · w (d_in, d_out) + b (d_out)
 //   split_heads:     out (B, h, L, d_k) = in (B, L, h·d_k).view(B, L, h, d_k).transpose(1, 2)
+//   repeat_kv_heads: out (B, h_kv·n, L, d) = in (B, h_kv, L, d).repeat_interleave(n, dim=1)
+//                    (grouped-query attention: query head i reads key/value head i / n)
 //   concat_heads:    out (B, L, h·d_v) = in (B, h, L, d_v).transpose(1, 2).contiguous().view(B, L, h·d_v)
 //   scaled_dot_product_attention, one (batch, head) slice:
 //     q (L_q, d_k), k (L_kv, d_k), v (L_kv, d_v), keep (L_q, L_kv) or null
@@ -23,6 +25,7 @@ void linear(double* out, const double* in, const double* w, const double* b, int
 
 void split_heads(float* out, const float* in, int B, int L, int h, int d_k);
 void split_heads(double* out, const double* in, int B, int L, int h, int d_k);
+void repeat_kv_heads(float* out, const float* in, int B, int h_kv, int n, int L, int d);
 void concat_heads(float* out, const float* in, int B, int h, int L, int d_v);
 void concat_heads(double* out, const double* in, int B, int h, int L, int d_v);
 

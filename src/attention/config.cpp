@@ -25,8 +25,9 @@ std::vector<int> valid_heads(int d_model) {
 
 double estimate_trace_bytes(const AttentionConfig& c) {
     const double B = c.batch, Lq = c.L_q(), Lkv = c.L_kv(), d = c.d_model, h = c.heads;
-    const double activations = B * Lq * d * 8 + B * Lkv * d * 8;  // inputs, projections, heads, context, concat, output
-    const double weights = 4 * d * d + 4 * d + (Lq > Lkv ? Lq : Lkv) * d;  // W, b, PE
+    const double kv = c.grouped() ? c.kv_dim() : 0;  // K, V's width, and their heads before the repeat
+    const double activations = B * Lq * d * 8 + B * Lkv * (d * 8 + kv * 2);  // inputs, projections, heads, context, concat, output
+    const double weights = 4 * d * d + 4 * d + (Lq > Lkv ? Lq : Lkv) * d;    // W, b, PE
     const double score_like = 4 * B * h * Lq * Lkv + B * Lq * Lkv;         // scores, scaled, masked, weights, mask
     return 4.0 * (activations + weights + score_like) + flash_record_bytes(c);
 }
@@ -82,6 +83,15 @@ void check_window(std::vector<ConfigError>& errors, const AttentionConfig& c, co
         errors.push_back({"prefix", Msg(Str::cfg_prefix_causal, c.prefix, mask_kind_name(c.mask))});
 }
 
+// Grouped-query attention: h_kv key/value heads, each shared by h / h_kv query heads.
+void check_kv_heads(std::vector<ConfigError>& errors, const AttentionConfig& c) {
+    if (c.kv_heads == 0 || c.kv_heads == c.heads) return;
+    if (c.kv_heads < 0 || c.kv_heads > c.heads || c.heads % c.kv_heads != 0)
+        errors.push_back({"kv_heads", Msg(Str::cfg_kv_heads_divisor, c.kv_heads, c.heads, join(valid_heads(c.heads)))});
+    else if (c.raw)
+        errors.push_back({"kv_heads", Msg(Str::cfg_raw_kv_heads, c.kv_heads)});
+}
+
 // FlashAttention's tiles: a query tile of B_r rows and a key tile of B_c keys, each at least 1
 // and at most the length it cuts.
 void check_flash_tile(std::vector<ConfigError>& errors, const AttentionConfig& c) {
@@ -126,6 +136,7 @@ std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& 
             errors.push_back({"custom_mask", Msg(Str::cfg_custom_cells, c.custom_keep.size(), c.L_q(), c.L_kv(), want)});
     }
     check_window(errors, c, limits);
+    check_kv_heads(errors, c);
     check_flash_tile(errors, c);
     const double bytes = estimate_trace_bytes(c);
     if (bytes > limits.max_trace_bytes)

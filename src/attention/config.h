@@ -19,6 +19,10 @@ enum class MaskFill { NegInf, NegBillion };  // masked_fill(mask == 0, -inf) or 
 struct AttentionConfig {
     int d_model = 8;
     int heads = 2;             // h; d_k = d_v = d_model / h
+    // Grouped-query attention (Ainslie et al. 2023): h_kv key/value heads, each shared by
+    // h / h_kv query heads (K and V are repeated to h heads before the scores). 0 = heads (MHA);
+    // 1 = multi-query attention (Shazeer 2019). Must divide heads.
+    int kv_heads = 0;
     int seq_len = 4;           // L_q: query length (decoder side for cross-attention)
     int kv_len = 0;            // L_kv: key/value length; 0 = seq_len (self-attention)
     int batch = 2;             // B
@@ -44,6 +48,9 @@ struct AttentionConfig {
 
     int d_k() const { return heads > 0 ? d_model / heads : 0; }
     int d_v() const { return d_k(); }
+    int h_kv() const { return kv_heads > 0 ? kv_heads : heads; }
+    bool grouped() const { return h_kv() < heads; }          // fewer K/V heads than query heads
+    int kv_dim() const { return h_kv() * d_k(); }             // K's and V's width, h_kv·d_k (d_model without groups)
     int L_q() const { return seq_len; }
     int L_kv() const { return kv_len > 0 ? kv_len : seq_len; }
     // A mask is applied (masked_fill before the softmax): a mask kind, or a window alone.

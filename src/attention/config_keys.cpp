@@ -59,6 +59,11 @@ KeyTable<C> make_attention_keys() {
         whole<&C::d_model>("d_model", 1, &ConfigLimits::max_d_model).flag("--d-model"),
         whole<&C::heads>("heads", 1, &ConfigLimits::max_d_model)
             .flag("--heads").files({"h", "num_heads", "n_heads", "heads"}).hash({"heads", "h"}).about(Str::io_what_heads),
+        // 0 = heads (MHA); written only when it groups, so every manifest, link and dump without it stays as it was.
+        whole<&C::kv_heads>("kv_heads", 0, &ConfigLimits::max_d_model)
+            .flag("--kv-heads").files({"kv_heads", "num_key_value_heads", "n_kv_heads"}).hash({"kv"})
+            .about(Str::io_what_kv_heads).zero_stands_for(Str::cli_zero_kv_heads)
+            .written_when([](const void* c) { return as(c).grouped(); }),
         derived("d_k", [](const void* c) -> long long { return as(c).d_k(); }, "heads", agree_with_heads),
         derived("d_v", [](const void* c) -> long long { return as(c).d_v(); }, "heads", agree_with_heads),
         whole<&C::seq_len>("seq_len", 1, &ConfigLimits::max_len).flag("--seq-len"),

@@ -385,7 +385,8 @@ void print_flash(const Trace& tr, std::ostream& out) {
 
 void print_table(const Trace& tr, std::ostream& out) {
     const AttentionConfig& c = tr.config;
-    out << (c.raw ? "raw scaled dot-product attention (Q, K, V drawn directly)  d_model=" : "multi-head attention  d_model=") << c.d_model << "  h=" << c.heads << "  d_k=d_v=" << c.d_k()
+    out << (c.raw ? "raw scaled dot-product attention (Q, K, V drawn directly)  d_model=" : "multi-head attention  d_model=") << c.d_model << "  h=" << c.heads
+        << (c.grouped() ? "  kv_heads=" + std::to_string(c.h_kv()) + (c.h_kv() == 1 ? " (multi-query)" : " (grouped-query)") : "") << "  d_k=d_v=" << c.d_k()
         << "  B=" << c.batch << "  L_q=" << c.L_q() << "  L_kv=" << c.L_kv() << "  mask=" << mask_kind_name(c.mask)
         << (c.window ? "  window=" + std::to_string(c.window) : "") << (c.prefix ? "  prefix=" + std::to_string(c.prefix) : "")
         << "  fill=" << mask_fill_name(c.mask_fill) << "  scale=" << (c.scale ? "on" : "off")

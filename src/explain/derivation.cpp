@@ -135,7 +135,15 @@ Msg derive_moved_cell(const Trace& tr, T name, const Index& idx, const std::stri
                             n(head) + ", i, " + n(within) + "] = " + v)
             .then(Msg(Str::chk_der_concat_column, col, head, within));
     }
-    if (name == T::QHeads || name == T::KHeads || name == T::VHeads) {
+    const int n_share = c.heads / c.h_kv();  // query heads per key/value group
+    if (c.grouped() && (name == T::KHeads || name == T::VHeads)) {
+        const int head = idx[1], group = head / n_share;
+        const std::string from = name == T::KHeads ? "k_groups" : "v_groups";
+        return Msg::literal(tn + "[b, head=" + n(head) + ", i=" + n(idx[2]) + ", " + n(idx[3]) + "] = " + from +
+                            "[b, group=" + n(group) + ", i, " + n(idx[3]) + "] = " + v)
+            .then(Msg(Str::chk_der_kv_group_of_head, head, head, n_share, group));
+    }
+    if (name == T::QHeads || name == T::KHeads || name == T::VHeads || name == T::KGroups || name == T::VGroups) {
         const int head = idx[1], j = idx[3];
         return Msg::literal(tn + "[b, head=" + n(head) + ", i=" + n(idx[2]) + ", " + n(j) + "] = " + tn.substr(0, 1) +
                             "[b, i, " + n(head * dk + j) + "] = " + v)
@@ -147,7 +155,8 @@ Msg derive_moved_cell(const Trace& tr, T name, const Index& idx, const std::stri
     if (name == T::Q || name == T::K || name == T::V)
         return Msg::literal(tn + "[b=" + n(idx[0]) + ", i=" + n(idx[1]) + ", " + n(idx[2]) + "] = x_i " + kDot + " W^" +
                             (name == T::Q ? "Q" : name == T::K ? "K" : "V") + "[:, " + n(idx[2]) + "] + b = " + v)
-            .then(Msg(Str::chk_der_belongs_to_head, idx[2] / dk));
+            .then(c.grouped() && name != T::Q ? Msg(Str::chk_der_belongs_to_group, idx[2] / dk, n_share)
+                                              : Msg(Str::chk_der_belongs_to_head, idx[2] / dk));
     // query_in, key_value_in
     const Tensor* pe = tr.find(T::Pe);
     const Tensor& raw = tr[name == T::QueryIn ? T::X : T::Memory];
@@ -204,6 +213,8 @@ Msg derive_cell(const Trace& tr, TensorId name, const Index& index) {
         case T::QHeads:
         case T::KHeads:
         case T::VHeads:
+        case T::KGroups:
+        case T::VGroups:
         case T::Context:
         case T::Q:
         case T::K:

@@ -144,8 +144,10 @@ Msg elementwise_grad(const GradCell& c) {
         const int col = c.idx[1] * dk + c.idx[3];
         return Msg::literal(c.head + "d_concat[" + n(c.idx[0]) + ", " + n(c.idx[2]) + ", " + n(col) + "] = " + c.v);
     }
-    // q, k, v: the heads' gradients moved back into their columns.
-    const char* heads = c.id == T::Q ? "d_q_heads" : c.id == T::K ? "d_k_heads" : "d_v_heads";
+    // q, k, v: the heads' gradients (K's and V's groups' when they are shared) moved back into their columns.
+    const bool groups = cfg.grouped() && c.id != T::Q;
+    const char* heads = c.id == T::Q ? "d_q_heads" : c.id == T::K ? (groups ? "d_k_groups" : "d_k_heads")
+                                                                  : (groups ? "d_v_groups" : "d_v_heads");
     const int col = c.idx[2];
     return Msg::literal(c.head + heads + "[" + n(c.idx[0]) + ", " + n(col / dk) + ", " + n(c.idx[1]) + ", " +
                         n(col % dk) + "] = " + c.v);
@@ -207,6 +209,15 @@ Msg block_grad(const GradCell& c) {
     }
 }
 
+// A shared K/V head's gradient: the sum of its query heads' (the backward of repeat_interleave).
+Msg group_grad(const GradCell& c) {
+    const AttentionConfig& cfg = c.fwd.config;
+    const int n_share = cfg.heads / cfg.h_kv(), first = c.idx[1] * n_share;
+    const std::string heads = c.id == T::KGroups ? "d_k_heads" : "d_v_heads";
+    return Msg::literal(c.head + "\xce\xa3" + "_{head=" + n(first) + ".." + n(first + n_share - 1) + "} " + heads + "[" +
+                        n(c.idx[0]) + ", head, " + n(c.idx[2]) + ", " + n(c.idx[3]) + "] = " + c.v);
+}
+
 }  // namespace
 
 Msg derive_grad_cell(const Trace& forward, const GradTrace& g, TensorId id, const Index& idx) {
@@ -224,6 +235,8 @@ Msg derive_grad_cell(const Trace& forward, const GradTrace& g, TensorId id, cons
         case T::VHeads:
         case T::QHeads:
         case T::KHeads: return head_matmul_grad(c);
+        case T::KGroups:
+        case T::VGroups: return group_grad(c);
         case T::Scaled:
         case T::Scores:
         case T::Context:

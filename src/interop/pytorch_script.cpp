@@ -98,6 +98,8 @@ bool flag(const AttentionConfig& c, const Regenerable& regen, const std::string&
     if (name == "regen_weights") return regen.weights;
     if (name == "regen_biases") return regen.biases;
     if (name == "scale") return c.scale;
+    if (name == "grouped") return c.grouped();
+    if (name == "mha") return c.scale && !c.grouped();  // multi_head_attention_forward can check it
     if (name == "pe") return c.pe;
     if (name == "bias") return c.bias;
     if (name == "cross") return c.cross;
@@ -138,7 +140,7 @@ std::string value(const Trace& tr, const std::string& name) {
     const std::pair<const char*, std::string> simple[] = {
         {"B", std::to_string(c.batch)},  {"L_q", std::to_string(c.L_q())},    {"L_kv", std::to_string(c.L_kv())},
         {"h", std::to_string(c.heads)},  {"d_model", std::to_string(c.d_model)}, {"d_k", std::to_string(c.d_k())},
-        {"seed", std::to_string(c.seed)}, {"mask", mask_kind_name(c.mask)}, {"window", std::to_string(c.window)},
+        {"seed", std::to_string(c.seed)}, {"h_kv", std::to_string(c.h_kv())}, {"mask", mask_kind_name(c.mask)}, {"window", std::to_string(c.window)},
         {"prefix", std::to_string(c.prefix)},
         {"flash_rows", c.flash_tile.size() == 2 ? std::to_string(c.flash_tile[0]) : ""},
         {"flash_cols", c.flash_tile.size() == 2 ? std::to_string(c.flash_tile[1]) : ""},   {"fill", mask_fill_name(c.mask_fill)},

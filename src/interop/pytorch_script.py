@@ -19,11 +19,16 @@
 # drawn directly, no projections and no heads; PyTorch side: the tutorial's function, and
 # torch.nn.functional.scaled_dot_product_attention where this torch has it.
 #@else
-#@if scale
+#@if mha
 # PyTorch side: torch.nn.functional.multi_head_attention_forward (per-head weights).
+#@else
+#@if grouped
+# PyTorch side: the explicit steps, because K and V have only h_kv={{h_kv}} heads here (grouped-query
+# attention) and PyTorch's multi_head_attention_forward gives every head its own K and V.
 #@else
 # PyTorch side: the explicit steps, because scaling is off here and PyTorch's
 # multi_head_attention_forward always divides the scores by sqrt(d_k).
+#@end
 #@end
 #@end
 # Exit status: 0 when PyTorch agrees with the lab, 1 otherwise. Needs only torch.
@@ -34,6 +39,9 @@
 #   mask={{mask}}  fill={{fill}}  scale={{scale}}  pe={{pe}}  bias={{bias}}  cross-attention (queries from x, keys and values from the encoder memory)
 #@else
 #   mask={{mask}}  fill={{fill}}  scale={{scale}}  pe={{pe}}  bias={{bias}}  self-attention
+#@end
+#@if grouped
+#   kv_heads={{h_kv}}: grouped-query attention, K and V with {{h_kv}} heads, each read by h / kv_heads query heads
 #@end
 #@if window
 #   window={{window}}: a query sees only the keys fewer than {{window}} positions away
@@ -154,6 +162,13 @@ B, L_q, L_kv, d_model, h = {{B}}, {{L_q}}, {{L_kv}}, {{d_model}}, {{h}}
 d_k = d_v = d_model // h
 seed = {{seed}}
 w_bound, b_bound = math.sqrt(6.0 / (d_model + d_model)), 1.0 / math.sqrt(d_model)  # Xavier uniform; nn.Linear's bias
+#@if grouped
+h_kv = {{h_kv}}                                  # key/value heads (grouped-query attention)
+kv_dim = h_kv * d_k                              # the width of W^K, W^V: h_kv * d_k
+kv_bound = math.sqrt(6.0 / (d_model + kv_dim))   # Xavier uniform for (d_model, kv_dim)
+#@else
+kv_dim, kv_bound = d_model, w_bound  # plain multi-head attention: K and V as wide as Q
+#@end
 
 #@if raw
 #@if regen_inputs
@@ -218,8 +233,8 @@ key_value_in = query_in  # self-attention: keys and values come from the same se
 #@if regen_weights
 # the projections: Xavier uniform from the seed, one stream per matrix, (d_in, d_out)
 w_q = uniform_tensor(stream_seed(seed, "w_q"), w_bound, d_model, d_model)
-w_k = uniform_tensor(stream_seed(seed, "w_k"), w_bound, d_model, d_model)
-w_v = uniform_tensor(stream_seed(seed, "w_v"), w_bound, d_model, d_model)
+w_k = uniform_tensor(stream_seed(seed, "w_k"), kv_bound, d_model, kv_dim)
+w_v = uniform_tensor(stream_seed(seed, "w_v"), kv_bound, d_model, kv_dim)
 w_o = uniform_tensor(stream_seed(seed, "w_o"), w_bound, d_model, d_model)
 for name, w, lab_crc in (("w_q", w_q, {{crc:w_q}}), ("w_k", w_k, {{crc:w_k}}), ("w_v", w_v, {{crc:w_v}}), ("w_o", w_o, {{crc:w_o}})):
     same_as_lab(name, w, lab_crc)
@@ -231,11 +246,11 @@ w_q = tensor([
 
 # w_k: (d_in, d_out)
 w_k = tensor([
-{{values:w_k}}], d_model, d_model)
+{{values:w_k}}], d_model, kv_dim)
 
 # w_v: (d_in, d_out)
 w_v = tensor([
-{{values:w_v}}], d_model, d_model)
+{{values:w_v}}], d_model, kv_dim)
 
 # w_o: (d_in, d_out)
 w_o = tensor([
@@ -245,8 +260,8 @@ w_o = tensor([
 #@if regen_biases
 # the biases: U(-1/sqrt(d_model), 1/sqrt(d_model)) from the seed, (d_model)
 b_q = uniform_tensor(stream_seed(seed, "b_q"), b_bound, d_model)
-b_k = uniform_tensor(stream_seed(seed, "b_k"), b_bound, d_model)
-b_v = uniform_tensor(stream_seed(seed, "b_v"), b_bound, d_model)
+b_k = uniform_tensor(stream_seed(seed, "b_k"), b_bound, kv_dim)
+b_v = uniform_tensor(stream_seed(seed, "b_v"), b_bound, kv_dim)
 b_o = uniform_tensor(stream_seed(seed, "b_o"), b_bound, d_model)
 for name, b, lab_crc in (("b_q", b_q, {{crc:b_q}}), ("b_k", b_k, {{crc:b_k}}), ("b_v", b_v, {{crc:b_v}}), ("b_o", b_o, {{crc:b_o}})):
     same_as_lab(name, b, lab_crc)
@@ -259,11 +274,11 @@ b_q = tensor([
 
 # b_k: (d_model)
 b_k = tensor([
-{{values:b_k}}], d_model)
+{{values:b_k}}], kv_dim)
 
 # b_v: (d_model)
 b_v = tensor([
-{{values:b_v}}], d_model)
+{{values:b_v}}], kv_dim)
 
 # b_o: (d_model)
 b_o = tensor([
@@ -271,8 +286,8 @@ b_o = tensor([
 
 #@else
 b_q = torch.zeros(d_model)  # bias off
-b_k = torch.zeros(d_model)  # bias off
-b_v = torch.zeros(d_model)  # bias off
+b_k = torch.zeros(kv_dim)  # bias off
+b_v = torch.zeros(kv_dim)  # bias off
 b_o = torch.zeros(d_model)  # bias off
 
 #@end
@@ -366,18 +381,29 @@ q = query_in @ w_q + b_q
 k = key_value_in @ w_k + b_k
 v = key_value_in @ w_v + b_v
 print("q:", q.shape, "  # (B, L_q, d_model)")
+#@if grouped
+print("k:", k.shape, "  # (B, L_kv, h_kv*d_k)")
+print("v:", v.shape, "  # (B, L_kv, h_kv*d_k)")
+q_heads = q.view(B, L_q, h, d_k).transpose(1, 2)
+k_groups = k.view(B, L_kv, h_kv, d_k).transpose(1, 2)
+v_groups = v.view(B, L_kv, h_kv, d_v).transpose(1, 2)
+print("k_groups:", k_groups.shape, "  # (B, h_kv, L_kv, d_k)")
+k_heads = k_groups.repeat_interleave(h // h_kv, dim=1)  # query head i reads group i // (h // h_kv)
+v_heads = v_groups.repeat_interleave(h // h_kv, dim=1)
+#@else
 print("k:", k.shape, "  # (B, L_kv, d_model)")
 print("v:", v.shape, "  # (B, L_kv, d_model)")
 q_heads = q.view(B, L_q, h, d_k).transpose(1, 2)
 k_heads = k.view(B, L_kv, h, d_k).transpose(1, 2)
 v_heads = v.view(B, L_kv, h, d_v).transpose(1, 2)
+#@end
 print("q_heads:", q_heads.shape, "  # (B, h, L_q, d_k)")
 print("k_heads:", k_heads.shape, "  # (B, h, L_kv, d_k)")
 print("v_heads:", v_heads.shape, "  # (B, h, L_kv, d_v)")
 scores = q_heads @ k_heads.transpose(-2, -1)
 print("scores:", scores.shape, "  # (B, h, L_q, L_kv)")
 
-#@if scale
+#@if mha
 # ---- 2. PyTorch's own multi-head attention on the same numbers
 # MHA is sequence-first, (L, B, d_model), and takes Linear-layout weights (d_out, d_in) = w.T.
 #@if no_mask
@@ -412,7 +438,14 @@ output = output.transpose(0, 1)  # back to (B, L_q, d_model)
 print("weights:", weights.shape, "  # (B, h, L_q, L_kv), per head")
 print("output:", output.shape, "  # (B, L_q, d_model)")
 #@else
+#@if grouped
+# ---- 2. the remaining steps written out (multi_head_attention_forward has no shared K/V heads)
+#@if scale
+scores = scores / math.sqrt(d_k)
+#@end
+#@else
 # ---- 2. the remaining steps written out (scaling is off: no / math.sqrt(d_k))
+#@end
 #@if no_mask
 masked = scores  # no mask
 #@end
@@ -436,7 +469,7 @@ print("output:", output.shape, "  # (B, L_q, d_model)")
 # B_r={{flash_rows}} rows, key tiles of B_c={{flash_cols}} keys; per row the running max m, the running sum l
 # and the output o (not yet divided by l), rescaled by e^(m_old - m_new) when a tile raises the max
 s = scores
-#@if scale
+#@if mha
 s = s / math.sqrt(d_k)
 #@end
 #@if mask_padding

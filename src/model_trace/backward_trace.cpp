@@ -186,12 +186,22 @@ void output_and_sdpa_backward(const Trace& tr, GradTrace& g) {
 void projection_backward(const Trace& tr, GradTrace& g) {
     const AttentionConfig& c = tr.config;
     const int B = c.batch, Lq = c.L_q(), Lkv = c.L_kv(), d = c.d_model, h = c.heads, dk = c.d_k(), dv = c.d_v();
+    const int h_kv = c.h_kv(), kv = c.kv_dim();
     Tensor& d_q = add_grad(g, tr, T::Q);
     Tensor& d_k = add_grad(g, tr, T::K);
     Tensor& d_v = add_grad(g, tr, T::V);
     split_heads_backward(d_q.ptr(), g.grads[T::QHeads].ptr(), B, Lq, h, dk);
-    split_heads_backward(d_k.ptr(), g.grads[T::KHeads].ptr(), B, Lkv, h, dk);
-    split_heads_backward(d_v.ptr(), g.grads[T::VHeads].ptr(), B, Lkv, h, dv);
+    const float* d_k_heads = g.grads[T::KHeads].ptr();
+    const float* d_v_heads = g.grads[T::VHeads].ptr();
+    if (c.grouped()) {  // each shared K/V head collects the gradients of the query heads that read it
+        Tensor& d_kg = add_grad(g, tr, T::KGroups);
+        Tensor& d_vg = add_grad(g, tr, T::VGroups);
+        repeat_kv_heads_backward(d_kg.ptr(), d_k_heads, B, h_kv, h / h_kv, Lkv, dk);
+        repeat_kv_heads_backward(d_vg.ptr(), d_v_heads, B, h_kv, h / h_kv, Lkv, dv);
+        d_k_heads = d_kg.ptr(), d_v_heads = d_vg.ptr();
+    }
+    split_heads_backward(d_k.ptr(), d_k_heads, B, Lkv, h_kv, dk);
+    split_heads_backward(d_v.ptr(), d_v_heads, B, Lkv, h_kv, dv);
     Tensor& d_query_in = add_grad(g, tr, T::QueryIn);
     Tensor& d_kv_in = add_grad(g, tr, T::KeyValueIn);
     // Self-attention reads one x three times: its gradient collects all three paths.
@@ -199,9 +209,9 @@ void projection_backward(const Trace& tr, GradTrace& g) {
     linear_backward(d_query_in.ptr(), add_grad(g, tr, T::WQ).ptr(), add_grad(g, tr, T::BQ).ptr(), d_q.ptr(),
                     tr[T::QueryIn].ptr(), tr[T::WQ].ptr(), B * Lq, d, d);
     linear_backward(kv_target, add_grad(g, tr, T::WK).ptr(), add_grad(g, tr, T::BK).ptr(), d_k.ptr(),
-                    tr[T::KeyValueIn].ptr(), tr[T::WK].ptr(), B * Lkv, d, d);
+                    tr[T::KeyValueIn].ptr(), tr[T::WK].ptr(), B * Lkv, d, kv);
     linear_backward(kv_target, add_grad(g, tr, T::WV).ptr(), add_grad(g, tr, T::BV).ptr(), d_v.ptr(),
-                    tr[T::KeyValueIn].ptr(), tr[T::WV].ptr(), B * Lkv, d, d);
+                    tr[T::KeyValueIn].ptr(), tr[T::WV].ptr(), B * Lkv, d, kv);
     if (!c.cross) d_kv_in.data = d_query_in.data;
     add_grad(g, tr, T::X).data = d_query_in.data;  // + PE, a constant
     add_grad(g, tr, T::Memory).data = d_kv_in.data;

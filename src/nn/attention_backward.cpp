@@ -31,6 +31,16 @@ void split_heads_backward(T* d_in, const T* d_out, int B, int L, int h, int dk) 
 }
 
 template <typename T>
+void repeat_kv_heads_backward(T* d_in, const T* d_out, int B, int h_kv, int n, int L, int d) {
+    const long block = static_cast<long>(L) * d;
+    for (long g = 0; g < static_cast<long>(B) * h_kv; ++g)
+        for (int r = 0; r < n; ++r) {
+            const T* src = d_out + (g * n + r) * block;
+            for (long i = 0; i < block; ++i) d_in[g * block + i] += src[i];
+        }
+}
+
+template <typename T>
 void concat_heads_backward(T* d_in, const T* d_out, int B, int h, int L, int d_v) {
     for (int b = 0; b < B; ++b)
         for (int head = 0; head < h; ++head)
@@ -99,6 +109,7 @@ void scaled_dot_product_attention_backward(T* d_q, T* d_k, T* d_v, const SdpaGra
 #define LAB_INSTANTIATE(T)                                                                                       \
     template void linear_backward<T>(T*, T*, T*, const T*, const T*, const T*, int, int, int);                 \
     template void split_heads_backward<T>(T*, const T*, int, int, int, int);                                    \
+    template void repeat_kv_heads_backward<T>(T*, const T*, int, int, int, int, int);                           \
     template void concat_heads_backward<T>(T*, const T*, int, int, int, int);                                   \
     template void context_backward<T>(T*, T*, const T*, const T*, const T*, int, int, int);                     \
     template void softmax_backward<T>(T*, const T*, const T*, int, int);                                        \

@@ -14,6 +14,8 @@
 //     d_b   (n_out)         += Σ_rows d_out         (null when the layer has no bias)
 //   split_heads_backward     forward out (B, h, L, dk) = in (B, L, h·dk) split
 //     d_in  (B, L, h·dk)    += d_out moved back (concat_heads)
+//   repeat_kv_heads_backward forward out (B, h_kv·n, L, d) = in (B, h_kv, L, d) repeated n times per head
+//     d_in  (B, h_kv, L, d) += Σ over its n copies of d_out (each shared head collects its queries' heads)
 //   concat_heads_backward    forward out (B, L, h·d_v) = in (B, h, L, d_v) side by side
 //     d_in  (B, h, L, d_v)  += d_out split again (split_heads)
 //   One (batch, head) slice of scaled_dot_product_attention, in reverse order:
@@ -42,6 +44,8 @@ void linear_backward(T* d_in, T* d_w, T* d_b, const T* d_out, const T* in, const
 
 template <typename T>
 void split_heads_backward(T* d_in, const T* d_out, int B, int L, int h, int dk);
+template <typename T>
+void repeat_kv_heads_backward(T* d_in, const T* d_out, int B, int h_kv, int n, int L, int d);
 template <typename T>
 void concat_heads_backward(T* d_in, const T* d_out, int B, int h, int L, int d_v);
 

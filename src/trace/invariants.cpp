@@ -105,6 +105,36 @@ InvariantCheck product_fact(const char* id, const char* label, int h, int d, int
 
 std::vector<InvariantCheck>& checks(Trace& tr, StageId id) { return tr.stages[static_cast<int>(id)].checks; }
 
+// Grouped-query attention: query head i of every item reads key/value group i / n (n = h / h_kv),
+// value for value (repeat_interleave; a repeat that cycles the groups gives head i group i % h_kv).
+bool heads_read_their_group(const Tensor& heads, const Tensor& groups) {
+    const int B = heads.shape[0], h = heads.shape[1], h_kv = groups.shape[1];
+    const long block = static_cast<long>(heads.shape[2]) * heads.shape[3];
+    for (int b = 0; b < B; ++b)
+        for (int head = 0; head < h; ++head) {
+            const float* a = heads.ptr() + (static_cast<long>(b) * h + head) * block;
+            const float* g = groups.ptr() + (static_cast<long>(b) * h_kv + head / (h / h_kv)) * block;
+            for (long i = 0; i < block; ++i)
+                if (!same_value(a[i], g[i])) return false;
+        }
+    return true;
+}
+
+// K and V split into h_kv groups (their columns), and each query head given its group.
+void check_kv_groups(Trace& tr) {
+    const AttentionConfig& c = tr.config;
+    std::vector<InvariantCheck>& out = checks(tr, StageId::SplitHeads);
+    const bool split_ok = heads_match_columns(tr[TensorId::KGroups], tr[TensorId::K]) &&
+                          heads_match_columns(tr[TensorId::VGroups], tr[TensorId::V]);
+    out.push_back({"kv_group_columns", Str::chk_kv_group_columns_label, holds(split_ok),
+                   split_ok ? Msg(Str::chk_kv_split_ok, c.h_kv()) : Msg(Str::chk_kv_split_bad)});
+    const bool repeat_ok = heads_read_their_group(tr[TensorId::KHeads], tr[TensorId::KGroups]) &&
+                           heads_read_their_group(tr[TensorId::VHeads], tr[TensorId::VGroups]);
+    const int n = c.heads / c.h_kv();
+    out.push_back({"kv_repeat", Str::chk_kv_repeat_label, holds(repeat_ok),
+                   repeat_ok ? Msg(Str::chk_kv_repeat_ok, n, n - 1) : Msg(Str::chk_kv_repeat_bad, n)});
+}
+
 // 1-3: inputs, projections, split heads.
 void check_inputs_and_heads(Trace& tr) {
     const AttentionConfig& c = tr.config;
@@ -118,11 +148,13 @@ void check_inputs_and_heads(Trace& tr) {
         checks(tr, StageId::Project).push_back(finite_check(tr[id]));
     if (c.raw) return;  // raw SDPA has no heads: split is skipped (a copy), nothing to claim about columns
     checks(tr, StageId::SplitHeads).push_back(product_fact("heads_times_dk", "h \xc2\xb7 d_k = d_model", c.heads, c.d_k(), c.d_model));
+    const bool grouped = c.grouped();  // then K and V split into their own h_kv groups (check_kv_groups)
     const bool split_ok = heads_match_columns(tr[TensorId::QHeads], tr[TensorId::Q]) &&
-                          heads_match_columns(tr[TensorId::KHeads], tr[TensorId::K]) &&
-                          heads_match_columns(tr[TensorId::VHeads], tr[TensorId::V]);
-    checks(tr, StageId::SplitHeads).push_back({"head_columns", Str::chk_head_columns_label, holds(split_ok),
+                          (grouped || heads_match_columns(tr[TensorId::KHeads], tr[TensorId::K])) &&
+                          (grouped || heads_match_columns(tr[TensorId::VHeads], tr[TensorId::V]));
+    checks(tr, StageId::SplitHeads).push_back({"head_columns", grouped ? Str::chk_head_columns_q_label : Str::chk_head_columns_label, holds(split_ok),
                                                split_ok ? Str::chk_split_ok : Str::chk_split_bad});
+    if (grouped) check_kv_groups(tr);
 }
 
 // 4-5: scores, their scaling, and footnote 4's numbers as facts.

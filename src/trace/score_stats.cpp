@@ -48,15 +48,16 @@ ScoreStats score_stats(const Trace& tr) {
 
 ScoreStats score_stats_without_pe_bias(const Trace& tr) {
     const AttentionConfig& c = tr.config;
-    const int d = c.d_model, h = c.heads, dk = c.d_k();
+    const int d = c.d_model, h = c.heads, dk = c.d_k(), h_kv = c.h_kv(), kv = c.kv_dim();
     const int Lq = std::min(c.L_q(), 64), Lkv = std::min(c.L_kv(), 64);
     // Batch item 0's first rows of x and memory are contiguous: (L, d_model) row-major.
-    std::vector<float> q(static_cast<size_t>(Lq) * d), k(static_cast<size_t>(Lkv) * d);
+    std::vector<float> q(static_cast<size_t>(Lq) * d), k(static_cast<size_t>(Lkv) * kv);
     matmul(q.data(), tr[TensorId::X].ptr(), tr[TensorId::WQ].ptr(), nullptr, Lq, d, d);
-    matmul(k.data(), tr[TensorId::Memory].ptr(), tr[TensorId::WK].ptr(), nullptr, Lkv, d, d);
-    std::vector<float> qh(q.size()), kh(k.size());
+    matmul(k.data(), tr[TensorId::Memory].ptr(), tr[TensorId::WK].ptr(), nullptr, Lkv, d, kv);
+    std::vector<float> qh(q.size()), kg(k.size()), kh(static_cast<size_t>(Lkv) * d);
     split_heads(qh.data(), q.data(), 1, Lq, h, dk);
-    split_heads(kh.data(), k.data(), 1, Lkv, h, dk);
+    split_heads(kg.data(), k.data(), 1, Lkv, h_kv, dk);
+    repeat_kv_heads(kh.data(), kg.data(), 1, h_kv, h / h_kv, Lkv, dk);  // each query head's keys
     return stats_of(moments(qh.data(), static_cast<long>(qh.size())), moments(kh.data(), static_cast<long>(kh.size())),
                     dot_moments(qh.data(), kh.data(), h, Lq, Lkv, dk), dk);
 }

@@ -179,35 +179,59 @@ void input_stage(Pass& p, const AttentionInputs& in) {
     p.timed(StageId::Input);
 }
 
-// 2. Projections: one d_model x d_model matrix per role, all heads at once.
+// K's and V's last axis: d_model, or h_kv·d_k when key/value heads are shared (GQA).
+const char* kv_axis(const AttentionConfig& c) { return c.grouped() ? "h_kv*d_k" : "d_model"; }
+
+// 2. Projections: one d_model x d_model matrix per role, all heads at once (W^K and W^V are
+// d_model x h_kv·d_k when h_kv key/value heads are shared).
 void project_stage(Pass& p, const AttentionWeights& w) {
     const TensorId ids[] = {TensorId::WQ, TensorId::WK, TensorId::WV, TensorId::BQ, TensorId::BK, TensorId::BV};
     const Tensor* params[] = {&w.w_q, &w.w_k, &w.w_v, &w.b_q, &w.b_k, &w.b_v};
     for (int i = 0; i < 6; ++i) p.copy(ids[i], *params[i]);
+    const int kv = p.c.kv_dim();
     Tensor& q = p.output(TensorId::Q, {p.B, p.Lq, p.d}, {"B", "L_q", "d_model"});
-    Tensor& k = p.output(TensorId::K, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
-    Tensor& v = p.output(TensorId::V, {p.B, p.Lkv, p.d}, {"B", "L_kv", "d_model"});
+    Tensor& k = p.output(TensorId::K, {p.B, p.Lkv, kv}, {"B", "L_kv", kv_axis(p.c)});
+    Tensor& v = p.output(TensorId::V, {p.B, p.Lkv, kv}, {"B", "L_kv", kv_axis(p.c)});
     p.clock.lap();  // copying the weights into the trace is bookkeeping, not the projection
     const float* query_in = p.tr[TensorId::QueryIn].ptr();
     const float* kv_in = p.tr[TensorId::KeyValueIn].ptr();
     matmul(q.ptr(), query_in, w.w_q.ptr(), w.b_q.ptr(), p.B * p.Lq, p.d, p.d);
-    matmul(k.ptr(), kv_in, w.w_k.ptr(), w.b_k.ptr(), p.B * p.Lkv, p.d, p.d);
-    matmul(v.ptr(), kv_in, w.w_v.ptr(), w.b_v.ptr(), p.B * p.Lkv, p.d, p.d);
-    p.record(StageId::Project, {step_of("x", p.tr[TensorId::QueryIn]), step_of("x @ W^Q + b", q)});
+    matmul(k.ptr(), kv_in, w.w_k.ptr(), w.b_k.ptr(), p.B * p.Lkv, p.d, kv);
+    matmul(v.ptr(), kv_in, w.w_v.ptr(), w.b_v.ptr(), p.B * p.Lkv, p.d, kv);
+    std::vector<ShapeStep> steps = {step_of("x", p.tr[TensorId::QueryIn]), step_of("x @ W^Q + b", q)};
+    if (p.c.grouped()) steps.push_back(step_of("x @ W^K + b", k));
+    p.record(StageId::Project, std::move(steps));
     p.timed(StageId::Project);
 }
 
 // 3. Split heads: (B, L, d_model) -> view (B, L, h, d_k) -> transpose(1, 2) (B, h, L, d_k).
+// With h_kv shared key/value heads, K and V split into h_kv groups, each then repeated for
+// the h / h_kv query heads that read it.
 void split_stage(Pass& p) {
+    const int h_kv = p.c.h_kv(), n = p.h / h_kv;
     Tensor& q_heads = p.output(TensorId::QHeads, {p.B, p.h, p.Lq, p.dk}, {"B", "h", "L_q", "d_k"});
     Tensor& k_heads = p.output(TensorId::KHeads, {p.B, p.h, p.Lkv, p.dk}, {"B", "h", "L_kv", "d_k"});
     Tensor& v_heads = p.output(TensorId::VHeads, {p.B, p.h, p.Lkv, p.dv}, {"B", "h", "L_kv", "d_v"});
     split_heads(q_heads.ptr(), p.tr[TensorId::Q].ptr(), p.B, p.Lq, p.h, p.dk);
-    split_heads(k_heads.ptr(), p.tr[TensorId::K].ptr(), p.B, p.Lkv, p.h, p.dk);
-    split_heads(v_heads.ptr(), p.tr[TensorId::V].ptr(), p.B, p.Lkv, p.h, p.dv);
-    p.record(StageId::SplitHeads, {step_of("q", p.tr[TensorId::Q]),
-                                   {Msg::literal("view(B, L_q, h, d_k)"), {p.B, p.Lq, p.h, p.dk}, {"B", "L_q", "h", "d_k"}},
-                                   step_of("transpose(1, 2)", q_heads)});
+    std::vector<ShapeStep> steps = {step_of("q", p.tr[TensorId::Q]),
+                                    {Msg::literal("view(B, L_q, h, d_k)"), {p.B, p.Lq, p.h, p.dk}, {"B", "L_q", "h", "d_k"}},
+                                    step_of("transpose(1, 2)", q_heads)};
+    if (!p.c.grouped()) {
+        split_heads(k_heads.ptr(), p.tr[TensorId::K].ptr(), p.B, p.Lkv, p.h, p.dk);
+        split_heads(v_heads.ptr(), p.tr[TensorId::V].ptr(), p.B, p.Lkv, p.h, p.dv);
+    } else {
+        Tensor& k_groups = p.output(TensorId::KGroups, {p.B, h_kv, p.Lkv, p.dk}, {"B", "h_kv", "L_kv", "d_k"});
+        Tensor& v_groups = p.output(TensorId::VGroups, {p.B, h_kv, p.Lkv, p.dv}, {"B", "h_kv", "L_kv", "d_v"});
+        split_heads(k_groups.ptr(), p.tr[TensorId::K].ptr(), p.B, p.Lkv, h_kv, p.dk);
+        split_heads(v_groups.ptr(), p.tr[TensorId::V].ptr(), p.B, p.Lkv, h_kv, p.dv);
+        repeat_kv_heads(k_heads.ptr(), k_groups.ptr(), p.B, h_kv, n, p.Lkv, p.dk);
+        repeat_kv_heads(v_heads.ptr(), v_groups.ptr(), p.B, h_kv, n, p.Lkv, p.dv);
+        steps.push_back(step_of("k", p.tr[TensorId::K]));
+        steps.push_back({Msg::literal("view(B, L_kv, h_kv, d_k)"), {p.B, p.Lkv, h_kv, p.dk}, {"B", "L_kv", "h_kv", "d_k"}});
+        steps.push_back(step_of("transpose(1, 2)", k_groups));
+        steps.push_back(step_of("repeat_interleave(h // h_kv, dim=1)", k_heads));
+    }
+    p.record(StageId::SplitHeads, std::move(steps));
     p.timed(StageId::SplitHeads);
 }
 
@@ -446,17 +470,18 @@ AttentionInputs make_inputs(const AttentionConfig& c, const std::vector<std::str
 
 AttentionWeights make_weights(const AttentionConfig& c) {
     AttentionWeights w;
-    const int d = c.d_model;
-    const double w_bound = std::sqrt(6.0 / (d + d));
+    const int d = c.d_model, kv = c.kv_dim();
     const double b_bound = 1.0 / std::sqrt(static_cast<double>(d));
     Tensor* mats[] = {&w.w_q, &w.w_k, &w.w_v, &w.w_o};
     Tensor* biases[] = {&w.b_q, &w.b_k, &w.b_v, &w.b_o};
     const TensorId mat_ids[] = {TensorId::WQ, TensorId::WK, TensorId::WV, TensorId::WO};
     const TensorId bias_ids[] = {TensorId::BQ, TensorId::BK, TensorId::BV, TensorId::BO};
     for (int i = 0; i < 4; ++i) {
-        *mats[i] = Tensor::zeros(tensor_name(mat_ids[i]), {d, d}, {"d_in", "d_out"});
+        const int d_out = i == 1 || i == 2 ? kv : d;  // W^K, W^V: h_kv·d_k columns
+        const double w_bound = std::sqrt(6.0 / (d + d_out));  // Xavier uniform: fan_in + fan_out
+        *mats[i] = Tensor::zeros(tensor_name(mat_ids[i]), {d, d_out}, {"d_in", "d_out"});
         fill_uniform(*mats[i], stream_seed(c.seed, tensor_name(mat_ids[i])), w_bound);
-        *biases[i] = Tensor::zeros(tensor_name(bias_ids[i]), {d}, {"d_model"});
+        *biases[i] = Tensor::zeros(tensor_name(bias_ids[i]), {d_out}, {d_out == d ? "d_model" : "h_kv*d_k"});
         if (c.bias) fill_uniform(*biases[i], stream_seed(c.seed, tensor_name(bias_ids[i])), b_bound);
     }
     return w;

@@ -10,6 +10,9 @@
 //   b_q b_k b_v b_o (d_model)         zeros when bias is off
 //   q            (B, L_q, d_model);  k, v (B, L_kv, d_model)
 //   q_heads      (B, h, L_q, d_k);   k_heads (B, h, L_kv, d_k);  v_heads (B, h, L_kv, d_v)
+//   k_groups v_groups (B, h_kv, L_kv, d_k): grouped-query attention only (kv_heads < heads), the
+//                h_kv key/value heads before repeat_interleave(h / h_kv, dim=1) makes k_heads, v_heads;
+//                then w_k, w_v are (d_model, h_kv·d_k), b_k, b_v (h_kv·d_k), k, v (B, L_kv, h_kv·d_k)
 //   scores scaled masked weights      (B, h, L_q, L_kv)
 //   mask         (L_q, L_kv) or (B, L_q, L_kv) for padding; 1 keep, 0 masked
 //   context      (B, h, L_q, d_v)
@@ -30,7 +33,8 @@ namespace lab {
 #define LAB_TRACE_TENSORS(T)                                                                                     \
     T(X, "x") T(Memory, "memory") T(Pe, "pe") T(QueryIn, "query_in") T(KeyValueIn, "key_value_in") T(WQ, "w_q") \
     T(WK, "w_k") T(WV, "w_v") T(BQ, "b_q") T(BK, "b_k") T(BV, "b_v") T(Q, "q") T(K, "k") T(V, "v")              \
-    T(QHeads, "q_heads") T(KHeads, "k_heads") T(VHeads, "v_heads") T(Scores, "scores") T(Scaled, "scaled")      \
+    T(QHeads, "q_heads") T(KGroups, "k_groups") T(VGroups, "v_groups") T(KHeads, "k_heads") T(VHeads, "v_heads")  \
+    T(Scores, "scores") T(Scaled, "scaled")                                                                      \
     T(Mask, "mask") T(Masked, "masked") T(Weights, "weights") T(Context, "context") T(Concat, "concat")         \
     T(WO, "w_o") T(BO, "b_o") T(Output, "output") T(Tokens, "tokens") T(Embedding, "embedding")                \
     T(Embed, "embed") T(EmbedPe, "embed_pe") T(EmbedOut, "embed_out") T(Residual, "residual")                   \

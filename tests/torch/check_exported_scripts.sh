@@ -38,6 +38,9 @@ configs=(
   "--seq-len 7 --flash-tile 3,2"                                     # FlashAttention's tiles (not dividing L) in plain torch
   "--seq-len 6 --mask padding:6,0 --flash-tile 2,4"                  # tiles over a NaN row (-inf, an empty item)
   "--no-scale --mask-fill 1e9 --mask none --window 2 --flash-tile 1,1"  # the explicit path, one key per tile
+  "--d-model 16 --heads 4 --kv-heads 2 --seq-len 5"                  # grouped-query attention: 2 K/V heads for 4 query heads
+  "--d-model 16 --heads 4 --kv-heads 1 --seq-len 5 --mask padding:5,3 --flash-tile 2,2"  # multi-query, padding, tiles
+  "--d-model 512 --heads 8 --kv-heads 2 --seq-len 10 --cross --kv-len 7 --no-scale"   # Paper base, cross, GQA, no scaling
 )
 
 total=0

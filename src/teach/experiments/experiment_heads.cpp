@@ -21,12 +21,16 @@ std::vector<HeadsPoint> heads_experiment(const AttentionConfig& base, const std:
     const std::vector<int> list = heads_list.empty() ? std::vector<int>{1, 2, 4, 8, 16} : heads_list;
     // Inputs and weights do not depend on h (make_inputs/make_weights read d_model, the
     // lengths and the seed), so every h sees the same x and the same W^Q, W^K, W^V, W^O.
-    const AttentionInputs in = make_inputs(base);
-    const AttentionWeights w = make_weights(base);
+    // It compares h at a fixed d_model as the paper's Table 3 (A) does: every h as plain
+    // multi-head attention, so W^K and W^V stay d_model x d_model (no shared K/V heads).
+    AttentionConfig mha = base;
+    mha.kv_heads = 0;
+    const AttentionInputs in = make_inputs(mha);
+    const AttentionWeights w = make_weights(mha);
     std::vector<HeadsPoint> out;
     for (int h : list) {
         if (h < 1 || base.d_model % h != 0) continue;
-        AttentionConfig c = base;
+        AttentionConfig c = mha;
         c.heads = h;
         if (!validate(c).empty()) continue;
         HeadsPoint p;

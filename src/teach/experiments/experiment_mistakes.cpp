@@ -719,6 +719,7 @@ const KeyTable<MistakeOptions>& mistake_option_keys() {
 MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base, const MistakeOptions& options) {
     AttentionConfig c = base;
     c.mask = m.mask;
+    c.kv_heads = 0;  // the mistakes are in plain multi-head code: K and V have h heads of their own
     c.padding_lengths.clear();
     c.custom_keep.clear();
     const AttentionInputs in = make_inputs(c);
