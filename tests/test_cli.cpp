@@ -148,7 +148,7 @@ TEST_CASE("an empty argument is named as such; long bad values are cut in the me
     const CliRun long_value = run({"trace", "--heads", std::string(10000, '9')});
     CHECK(long_value.code == 2);
     CHECK(long_value.err.find("--heads '" + std::string(40, '9') + "...' is not a whole number") != std::string::npos);
-    CHECK(long_value.err.size() < 2000);
+    CHECK(long_value.err.size() < 2500);  // the message and the usage, far below the 10000 digits
 }
 
 namespace {
