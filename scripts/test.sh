@@ -97,6 +97,8 @@ torch_dumps() {  # torch_dumps [ATTNLAB [TAG]]: TAG names the dump folders of an
     "--d-model 7 --heads 7 --seq-len 9 --batch 3 --seed 123"
     "--raw --d-model 64 --heads 1 --mask none --no-pe --no-bias"    # tutorial 000: SDPA on raw (2, 4, 64) Q, K, V
     "--raw --heads 1 --no-pe --no-bias --mask padding:4,0 --no-scale"  # raw, a fully masked item, no scaling
+    "--d-model 16 --heads 4 --kv-heads 2 --seq-len 5 --mask padding:5,2"  # grouped-query: k_groups, v_groups
+    "--d-model 12 --heads 6 --kv-heads 1 --seq-len 4 --no-scale --no-bias --cross --kv-len 6"  # multi-query, cross
   )
   local i=0 ok=0
   for args in "${configs[@]}"; do

@@ -61,7 +61,8 @@ def main(argv=None):
     memory = T["memory"] if config["cross"] else x
     params = {n: T[n] for n in ("w_q", "w_k", "w_v", "w_o")}
     for n in ("b_q", "b_k", "b_v", "b_o"):
-        params[n] = T[n] if config["bias"] else torch.zeros(d)   # dumped biases are then checked == 0
+        width = ref.tensor_shape(config, n)[0]                      # d_model, or h_kv * d_k for b_k, b_v
+        params[n] = T[n] if config["bias"] else torch.zeros(width)  # dumped biases are then checked == 0
     mask = T["mask"]
     if not bool(((mask == 0) | (mask == 1)).all()):
         print("check_dump: note: mask has values other than 0/1")
@@ -77,7 +78,8 @@ def main(argv=None):
 
     rows = [(n, arrays[n], expect[n]) for n in names if n in arrays]
     if mha is None:
-        mha_note = "MHA cross-check skipped (scale off: MHA always divides by sqrt(d_k))"
+        mha_note = ("MHA cross-check skipped (kv_heads < heads: MHA has no shared K/V heads)" if ref.grouped(config)
+                    else "MHA cross-check skipped (scale off: MHA always divides by sqrt(d_k))")
     else:
         mha_note = "MHA cross-check on q, k, v, weights, output"
         rows += [("mha:" + n, arrays[n], mha[n]) for n in ("q", "k", "v", "weights", "output")]

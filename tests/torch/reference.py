@@ -91,6 +91,16 @@ def validate_config(config):
             raise MalformedDump("custom_mask must be seq_len x kv_len of 0/1")
 
 
+def kv_heads(config):
+    """Key/value heads: the manifest's kv_heads (written only when fewer than heads), else heads."""
+    n = config.get("kv_heads", 0)
+    return n if isinstance(n, int) and 0 < n < config["heads"] else config["heads"]
+
+
+def grouped(config):
+    return kv_heads(config) < config["heads"]
+
+
 def tensor_dims(config):
     """Symbolic dims of every tensor (also the shape source: see tensor_shape)."""
     bl = ["B", "L_q", "d_model"]
@@ -108,18 +118,29 @@ def tensor_dims(config):
         "context": ["B", "h", "L_q", "d_k"], "concat": bl, "output": bl,
         "mask": ["B", "L_q", "L_kv"] if config["mask"] == "padding" else ["L_q", "L_kv"],
     }
+    if grouped(config):  # W^K, W^V (d_model, h_kv * d_k); K, V's groups before repeat_interleave
+        for n in ("w_k", "w_v"):
+            dims[n] = ["d_model", "kv_dim"]
+        for n in ("b_k", "b_v"):
+            dims[n] = ["kv_dim"]
+        for n in ("k", "v"):
+            dims[n] = ["B", "L_kv", "kv_dim"]
+        for n in ("k_groups", "v_groups"):
+            dims[n] = ["B", "h_kv", "L_kv", "d_k"]
     return {k: list(v) for k, v in dims.items()}
 
 
 def tensor_shape(config, name):
     sizes = {"B": config["batch"], "L_q": config["seq_len"], "L_kv": config["kv_len"],
              "L_max": max(config["seq_len"], config["kv_len"]), "d_model": config["d_model"],
-             "h": config["heads"], "d_k": config["d_model"] // config["heads"]}
+             "h": config["heads"], "d_k": config["d_model"] // config["heads"], "h_kv": kv_heads(config),
+             "kv_dim": kv_heads(config) * (config["d_model"] // config["heads"])}
     return [sizes[d] for d in tensor_dims(config)[name]]
 
 
 def expected_names(config):
-    return [n for n in TENSOR_NAMES if n != "pe" or config["pe"]]
+    names = [n for n in TENSOR_NAMES if n != "pe" or config["pe"]]
+    return names + (["k_groups", "v_groups"] if grouped(config) else [])
 
 
 # ---------------------------------------------------------------- building blocks
@@ -185,8 +206,13 @@ def explicit_pipeline(config, x, memory, params, mask):
     t["q"], t["k"], t["v"] = q, k, v
 
     q_heads = q.view(B, Lq, h, d_k).transpose(1, 2)
-    k_heads = k.view(B, Lkv, h, d_k).transpose(1, 2)
-    v_heads = v.view(B, Lkv, h, d_k).transpose(1, 2)
+    h_kv = kv_heads(config)  # grouped-query attention: h_kv K/V heads, each read by h // h_kv query heads
+    k_groups = k.view(B, Lkv, h_kv, d_k).transpose(1, 2)
+    v_groups = v.view(B, Lkv, h_kv, d_k).transpose(1, 2)
+    if h_kv < h:
+        t["k_groups"], t["v_groups"] = k_groups, v_groups
+    k_heads = k_groups.repeat_interleave(h // h_kv, dim=1)
+    v_heads = v_groups.repeat_interleave(h // h_kv, dim=1)
     t["q_heads"], t["k_heads"], t["v_heads"] = q_heads, k_heads, v_heads
 
     scores = q_heads @ k_heads.transpose(-2, -1)
@@ -247,7 +273,7 @@ def mha_pipeline(config, query_in, key_value_in, params, mask):
     Torch conventions: in_proj rows are Linear weights (out,in) => transpose of our (in,out);
     bool attn_mask / key_padding_mask True = masked. The -1e9 fill uses a float additive mask.
     """
-    if not config["scale"]:
+    if not config["scale"] or grouped(config):  # MHA gives every head its own K and V
         return None
     B, Lq, Lkv = config["batch"], config["seq_len"], config["kv_len"]
     d_model, h = config["d_model"], config["heads"]
