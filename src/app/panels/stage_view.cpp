@@ -145,10 +145,15 @@ float head_map_min_width(const LabApp& app, const Tensor& t) {
     return std::min(labels, 90.0f * scale) + 6.0f * scale + static_cast<float>(s.cols) + ImGui::GetStyle().ItemSpacing.x;
 }
 
+// The maps a (B, h, ...) tensor has: h, or h_kv for K's and V's shared groups (k_groups, v_groups).
+int heads_in(const LabApp& app, const Tensor& t) {
+    return t.dims.size() == 4 && t.dims[1] == "h_kv" ? t.shape[1] : app.trace.config.heads;
+}
+
 // How many heads' maps share a row `width` wide: all in a row when asked, else a square-ish
 // grid; fewer when a row would leave a head less than a pixel per column.
 int heads_per_row(const LabApp& app, const Tensor& t, float width, bool in_a_row) {
-    const int heads = app.trace.config.heads;
+    const int heads = heads_in(app, t);
     const int wanted = in_a_row ? heads : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(heads))));
     return std::max(1, std::min(wanted, static_cast<int>(width / head_map_min_width(app, t))));
 }
@@ -157,7 +162,7 @@ int heads_per_row(const LabApp& app, const Tensor& t, float width, bool in_a_row
 // grid; fewer per row when a row would leave a head less than a pixel per column.
 void show_every_head(LabApp& app, TensorId id, bool in_a_row, bool grad) {
     const Tensor& t = shown_tensor(app, id, grad);
-    const int heads = app.trace.config.heads;
+    const int heads = heads_in(app, t);
     text_wrapped("%s", (t.name + "  " + shape_on_screen(app, t) + say(app, Msg(UiStr::ui_stage_title_every_head, app.view.batch_item))).c_str());
     const ImVec2 a = ImGui::GetContentRegionAvail();
     const int per_row = heads_per_row(app, t, a.x, in_a_row);
@@ -250,7 +255,7 @@ float width_filling_height(const LabApp& app, const StageShow& s, float width) {
         return 3 * line + cell * static_cast<float>(slice.rows);
     };
     if (!as_small_multiples(app, s)) return fill(width);
-    const int heads = app.trace.config.heads;
+    const int heads = heads_in(app, t);
     const float inner = width - ImGui::GetStyle().ScrollbarSize;
     const int per_row = heads_per_row(app, t, inner, s.every_head && heads <= 8);
     const int grid_rows = (heads + per_row - 1) / per_row;
