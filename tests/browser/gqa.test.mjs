@@ -4,7 +4,10 @@
 // group, the stages stepped with the keys with no text cut, and the backward view through the
 // repeat, in English and 中文 at 1280x800 and 1024x640.
 import { test, assert } from './lib/harness.mjs';
-import { waitSettled, parkMouse, note, focusCanvas, pressUntil, screenshotNotBlank, openIn, assertNothingClipped } from './lib/lab.mjs';
+import {
+  waitSettled, waitForState, parkMouse, note, focusCanvas, pressUntil, screenshotNotBlank, openIn, assertNothingClipped,
+  scrollSetupTo, typeInto, layoutRect,
+} from './lib/lab.mjs';
 
 const T = 30000;
 const SIZES = [{ width: 1280, height: 800 }, { width: 1024, height: 640 }];
@@ -46,3 +49,21 @@ for (const size of SIZES) {
     }, { viewport: size });
   }
 }
+
+test('kv_heads has its own Setup knob while set: heads 3 refused by name, mended to multi-query by typing', async (t) => {
+  let s = await openIn(t, 'en', 'd_model=24&heads=4&kv=2&seq_len=5');
+  assert(s.errors.length === 0 && s.config.kv_heads === 2, `config ${JSON.stringify(s.config)}`);
+  // heads 4 -> 3 by its knob: kv_heads=2 no longer divides it; the message names kv_heads and its
+  // own knob (shown while kv_heads is set) mends it to 1 (multi-query).
+  s = await scrollSetupTo(t, 'knob:heads', T);
+  await typeInto(t, layoutRect(s, 'knob:heads'), '3');
+  s = await waitForState(t, (x) => x.errors.some((e) => e.param === 'kv_heads'), { timeout: T, message: 'heads 3 refused by kv_heads' });
+  const e = s.errors.find((x) => x.param === 'kv_heads');
+  assert(/kv_heads=2 must divide heads=3/.test(e.message), `message: ${e.message}`);
+  note(t, `heads 3: "${e.message}"`);
+  s = await scrollSetupTo(t, 'knob:kv_heads', T);
+  await typeInto(t, layoutRect(s, 'knob:kv_heads'), '1');
+  s = await waitForState(t, (x) => x.errors.length === 0 && x.config.kv_heads === 1, { timeout: T, message: 'kv_heads 1 typed' });
+  assert(s.config.heads === 3 && stageOf(s, 'split_heads').checks.every((c) => c.verdict !== 'fail'), `after kv_heads 1: ${JSON.stringify(s.config)}`);
+  await t.waitFor(() => /(^#|&)kv=1(&|$)/.test(location.hash), { timeout: T, message: 'location.hash has kv=1' });
+});

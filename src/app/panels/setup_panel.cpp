@@ -148,6 +148,10 @@ bool draw_sizes(LabApp& app) {
     begin_fixed_by_raw(app, "heads");
     changed |= int_knob(app, "heads", tr(app, UiStr::ui_knob_heads), &c.heads, tr(app, UiStr::ui_knob_heads_tip));
     ImGui::EndDisabled();
+    // Grouped-query attention, from a link or a file (kv=2): its knob stays while kv_heads is set, so
+    // a heads value it no longer divides can be mended here; 0 (plain MHA) puts it away again.
+    if (c.kv_heads != 0)
+        changed |= int_knob(app, "kv_heads", tr(app, UiStr::ui_knob_kv_heads), &c.kv_heads, tr(app, UiStr::ui_knob_kv_heads_tip));
     textf("d_k = d_v = %s", c.heads > 0 && c.d_model % c.heads == 0 ? std::to_string(c.d_k()).c_str() : "?");
     int seq = c.seq_len;
     if (int_knob(app, "seq_len", tr(app, UiStr::ui_knob_seq_len), &seq, tr(app, UiStr::ui_knob_seq_len_tip))) {
