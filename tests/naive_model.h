@@ -62,14 +62,15 @@ struct Model {
         }
         return y;
     }
-    // (L, d) -> (h, L, d_k)
-    Vec split(const Vec& x, int h) const {
-        const int d = this->d(), dk = d / h;
-        const size_t L = x.size() / d;
-        Vec out(x.size());
+    // (L, width) -> (h, L, d_k): head hh is columns [g·d_k, (g+1)·d_k) of x, g = hh / per_group
+    // (grouped-query K and V: per_group query heads read one key/value head; 1 otherwise).
+    Vec split(const Vec& x, int h, int width, int per_group = 1) const {
+        const int dk = d() / h;
+        const size_t L = x.size() / width;
+        Vec out(static_cast<size_t>(h) * L * dk);
         for (int hh = 0; hh < h; ++hh)
             for (size_t i = 0; i < L; ++i)
-                for (int c = 0; c < dk; ++c) out[(hh * L + i) * dk + c] = x[i * d + hh * dk + c];
+                for (int c = 0; c < dk; ++c) out[(hh * L + i) * dk + c] = x[i * width + (hh / per_group) * dk + c];
         return out;
     }
     Vec attention(const std::string& name, const lab::AttentionSlots& s, const Vec& xq, const Vec& xkv, bool causal) const;
@@ -111,13 +112,11 @@ struct Model {
 
 inline Vec Model::attention(const std::string& name, const lab::AttentionSlots& s, const Vec& xq, const Vec& xkv,
                             bool causal) const {
-    const int d = this->d(), h = layout.shape.heads, dk = d / h;
-    const size_t Lq = xq.size() / d, Lk = xkv.size() / d, dd = static_cast<size_t>(d) * d;
-    auto bias = [&](int i) { return s.b_in == lab::kNoParam ? lab::kNoParam : s.b_in + i * d; };
-    Vec q = linear(xq, s.w_in, bias(0), d, d), k = linear(xkv, s.w_in + dd, bias(1), d, d),
-        v = linear(xkv, s.w_in + 2 * dd, bias(2), d, d);
+    const int d = this->d(), h = layout.shape.heads, dk = d / h, kv = layout.shape.kv_dim(), n = h / layout.shape.h_kv();
+    const size_t Lq = xq.size() / d, Lk = xkv.size() / d;
+    Vec q = linear(xq, s.w_q, s.b_q, d, d), k = linear(xkv, s.w_k, s.b_k, d, kv), v = linear(xkv, s.w_v, s.b_v, d, kv);
     hook(name + "/q", q), hook(name + "/k", k), hook(name + "/v", v);
-    Vec qh = split(q, h), kh = split(k, h), vh = split(v, h);
+    Vec qh = split(q, h, d), kh = split(k, h, kv, n), vh = split(v, h, kv, n);
     hook(name + "/q_heads", qh), hook(name + "/k_heads", kh), hook(name + "/v_heads", vh);
     Vec scores(h * Lq * Lk), scaled, masked, weights(h * Lq * Lk), context(h * Lq * dk), concat(Lq * d);
     for (int hh = 0; hh < h; ++hh)

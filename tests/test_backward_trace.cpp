@@ -50,7 +50,9 @@ struct ProbeModel {
         layout.shape.heads = c.heads;
         layout.shape.scale = c.scale;
         for (T id : {T::WQ, T::WK, T::WV, T::BQ, T::BK, T::BV, T::WO, T::BO}) p.insert(p.end(), tr[id].data.begin(), tr[id].data.end());
-        slots = {0, 3 * dd, 3 * dd + 3 * d, 4 * dd + 3 * d};
+        slots.w_q = 0, slots.w_k = dd, slots.w_v = 2 * dd;
+        slots.b_q = 3 * dd, slots.b_k = 3 * dd + d, slots.b_v = 3 * dd + 2 * d;
+        slots.w_out = 3 * dd + 3 * d, slots.b_out = 4 * dd + 3 * d;
         xq.assign(tr[T::QueryIn].data.begin(), tr[T::QueryIn].data.end());
         xkv.assign(tr[T::KeyValueIn].data.begin(), tr[T::KeyValueIn].data.end());
         r.assign(g.grads[T::Output].data.begin(), g.grads[T::Output].data.end());

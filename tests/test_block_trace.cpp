@@ -145,12 +145,11 @@ FdResult fd_check(const ModelTrace& m, Trainer& t, const Sample& s, T id) {
 // The offset of a parameter tensor of the view in the flat buffer.
 size_t param_offset(const ModelTrace& m, const ModelLayout& layout, T id) {
     const AttentionSlots& a = attention_slots(layout, m.block_index);
-    const size_t dd = static_cast<size_t>(layout.shape.d_model) * layout.shape.d_model;
     const LayerSlots& s = m.block.kind == AttentionKind::EncoderSelf ? layout.encoder[m.block.layer] : layout.decoder[m.block.layer];
     switch (id) {
-        case T::WQ: return a.w_in;
-        case T::WK: return a.w_in + dd;
-        case T::WV: return a.w_in + 2 * dd;
+        case T::WQ: return a.w_q;
+        case T::WK: return a.w_k;
+        case T::WV: return a.w_v;
         case T::WO: return a.w_out;
         case T::W1: return s.w1;
         case T::W2: return s.w2;

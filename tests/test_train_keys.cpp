@@ -123,9 +123,11 @@ TEST_CASE("train keys: manifest.json writes every knob in the table's order and 
     for (const auto& item : m["config"].items())
         if (train_keys().find(item.key())) keys.push_back(item.key());
     std::vector<std::string> rows;
-    for (const ConfigKey& k : train_keys().rows)  // lang: coref's only; position: when learned; dropout: when not 0,
-        if (k.is_written(&t.config()) || std::string(k.name) == "dropout") rows.push_back(k.name);  // but manifest.json
-    CHECK(rows.size() + 2 == train_keys().rows.size());                                              // always states P_drop
+    // lang: coref's only; position: when learned; kv_heads: when set; dropout: when not 0, but manifest.json
+    // always states P_drop
+    for (const ConfigKey& k : train_keys().rows)
+        if (k.is_written(&t.config()) || std::string(k.name) == "dropout") rows.push_back(k.name);
+    CHECK(rows.size() + 3 == train_keys().rows.size());
     CHECK(keys == rows);
     CHECK(m["config"]["dropout"] == Json(0.0));
     CHECK(m["config"]["lr"] == Json({{"schedule", "const"}, {"rate", 0.003}}));

@@ -52,6 +52,12 @@ ModelShape small_shape(const TaskSpec& t, int layers, bool scale, bool pe, bool 
     return m;
 }
 
+// Grouped-query attention: h query heads of d_k = d_model / h, h_kv key/value heads.
+ModelShape grouped(ModelShape m, int heads, int d_model, int kv_heads) {
+    m.heads = heads, m.d_model = d_model, m.kv_heads = kv_heads;
+    return m;
+}
+
 // Up to `per_param` entries spread over each parameter.
 std::vector<size_t> spread(const ParamInfo& p, size_t per_param) {
     std::vector<size_t> at;
@@ -76,6 +82,10 @@ TEST_CASE("the whole model's gradient matches finite differences in double preci
          with(small_shape(induction, 1, true, true, true, 0.0), 0.2, PositionKind::Learned), true},
         {"decoder-only, learned positions, no dropout", induction,
          with(small_shape(induction, 2, true, true, false, 0.0), 0.0, PositionKind::Learned)},
+        // Shared key/value heads: W_k, W_v (d, h_kv·d_k), the groups repeated to h heads and back.
+        {"encoder-decoder, grouped-query h 4 / h_kv 2", reverse, grouped(small_shape(reverse, 2, true, true, true, 0.1), 4, 8, 2)},
+        {"decoder-only, multi-query h 2 / h_kv 1, dropout 0.2", induction,
+         with(grouped(small_shape(induction, 1, true, true, false, 0.0), 2, 6, 1), 0.2, PositionKind::Sinusoid), true},
     };
     for (const GradCase& c : cases) {
         INFO(std::string(c.name));

@@ -54,12 +54,21 @@ void linear(double* out, const double* in, const double* w, const double* b, int
 }
 void split_heads(float* out, const float* in, int B, int L, int h, int d_k) { split_heads_impl(out, in, B, L, h, d_k); }
 void split_heads(double* out, const double* in, int B, int L, int h, int d_k) { split_heads_impl(out, in, B, L, h, d_k); }
-void repeat_kv_heads(float* out, const float* in, int B, int h_kv, int n, int L, int d) {
+namespace {
+template <typename T>
+void repeat_kv_heads_impl(T* out, const T* in, int B, int h_kv, int n, int L, int d) {
     // Each (item, kv head) block of L·d values is copied n times, side by side: heads
     // g·n ... g·n + n - 1 all read group g (repeat_interleave, not repeat, which would cycle).
     const long block = static_cast<long>(L) * d;
     for (long g = 0; g < static_cast<long>(B) * h_kv; ++g)
-        for (int r = 0; r < n; ++r) std::memcpy(out + (g * n + r) * block, in + g * block, sizeof(float) * block);
+        for (int r = 0; r < n; ++r) std::memcpy(out + (g * n + r) * block, in + g * block, sizeof(T) * block);
+}
+}  // namespace
+void repeat_kv_heads(float* out, const float* in, int B, int h_kv, int n, int L, int d) {
+    repeat_kv_heads_impl(out, in, B, h_kv, n, L, d);
+}
+void repeat_kv_heads(double* out, const double* in, int B, int h_kv, int n, int L, int d) {
+    repeat_kv_heads_impl(out, in, B, h_kv, n, L, d);
 }
 void concat_heads(float* out, const float* in, int B, int h, int L, int d_v) { concat_heads_impl(out, in, B, h, L, d_v); }
 void concat_heads(double* out, const double* in, int B, int h, int L, int d_v) { concat_heads_impl(out, in, B, h, L, d_v); }

@@ -26,6 +26,7 @@ void linear(double* out, const double* in, const double* w, const double* b, int
 void split_heads(float* out, const float* in, int B, int L, int h, int d_k);
 void split_heads(double* out, const double* in, int B, int L, int h, int d_k);
 void repeat_kv_heads(float* out, const float* in, int B, int h_kv, int n, int L, int d);
+void repeat_kv_heads(double* out, const double* in, int B, int h_kv, int n, int L, int d);
 void concat_heads(float* out, const float* in, int B, int h, int L, int d_v);
 void concat_heads(double* out, const double* in, int B, int h, int L, int d_v);
 

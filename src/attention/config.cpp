@@ -85,11 +85,8 @@ void check_window(std::vector<ConfigError>& errors, const AttentionConfig& c, co
 
 // Grouped-query attention: h_kv key/value heads, each shared by h / h_kv query heads.
 void check_kv_heads(std::vector<ConfigError>& errors, const AttentionConfig& c) {
-    if (c.kv_heads == 0 || c.kv_heads == c.heads) return;
-    if (c.kv_heads < 0 || c.kv_heads > c.heads || c.heads % c.kv_heads != 0)
-        errors.push_back({"kv_heads", Msg(Str::cfg_kv_heads_divisor, c.kv_heads, c.heads, join(valid_heads(c.heads)))});
-    else if (c.raw)
-        errors.push_back({"kv_heads", Msg(Str::cfg_raw_kv_heads, c.kv_heads)});
+    if (!check_kv_heads_divide(errors, c.kv_heads, c.heads)) return;
+    if (c.raw && c.grouped()) errors.push_back({"kv_heads", Msg(Str::cfg_raw_kv_heads, c.kv_heads)});
 }
 
 // FlashAttention's tiles: a query tile of B_r rows and a key tile of B_c keys, each at least 1
@@ -103,6 +100,13 @@ void check_flash_tile(std::vector<ConfigError>& errors, const AttentionConfig& c
 }
 
 }  // namespace
+
+bool check_kv_heads_divide(std::vector<ConfigError>& errors, int kv_heads, int heads) {
+    if (kv_heads == 0 || kv_heads == heads) return true;
+    if (kv_heads > 0 && kv_heads < heads && heads % kv_heads == 0) return true;
+    errors.push_back({"kv_heads", Msg(Str::cfg_kv_heads_divisor, kv_heads, heads, join(valid_heads(heads)))});
+    return false;
+}
 
 std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& limits) {
     std::vector<ConfigError> errors;

@@ -91,6 +91,9 @@ std::vector<ConfigError> validate(const AttentionConfig& c, const ConfigLimits& 
 std::vector<int> default_padding_lengths(int batch, int L_kv);
 // Every divisor of d_model: the heads that would be valid.
 std::vector<int> valid_heads(int d_model);
+// kv_heads (0 or a divisor of heads; the trace's and the training run's one rule): false, with an
+// error naming kv_heads and the valid values, when it is not.
+bool check_kv_heads_divide(std::vector<ConfigError>& errors, int kv_heads, int heads);
 // Bytes of all tensors one trace records (inputs, weights, every intermediate).
 double estimate_trace_bytes(const AttentionConfig& c);
 

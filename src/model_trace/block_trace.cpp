@@ -142,12 +142,12 @@ void gather_attention_grads(BlockPass& p, const std::vector<float>& dparams) {
         {T::Masked, a.masked.d}, {T::Weights, a.weights.d}, {T::Context, a.context.d}, {T::Concat, a.concat.d},
         {T::Output, a.out.d}};
     for (const auto& [id, d] : acts) std::copy(d, d + tr[id].size(), add_grad(g, tr, id).data.begin());
+    if (p.layout.shape.grouped())  // grouped-query: the groups' gradients, each the sum of its query heads'
+        for (const auto& [id, d] : {std::pair<T, const float*>{T::KGroups, a.k_groups.d}, {T::VGroups, a.v_groups.d}})
+            std::copy(d, d + tr[id].size(), add_grad(g, tr, id).data.begin());
     const AttentionSlots& s = attention_slots(p.layout, p.m.block_index);
-    const long dd = static_cast<long>(p.d()) * p.d();
-    const std::pair<T, size_t> params[] = {
-        {T::WQ, s.w_in}, {T::WK, s.w_in + dd}, {T::WV, s.w_in + 2 * dd}, {T::WO, s.w_out},
-        {T::BQ, s.b_in}, {T::BK, s.b_in == kNoParam ? kNoParam : s.b_in + p.d()},
-        {T::BV, s.b_in == kNoParam ? kNoParam : s.b_in + 2 * p.d()}, {T::BO, s.b_out}};
+    const std::pair<T, size_t> params[] = {{T::WQ, s.w_q}, {T::WK, s.w_k}, {T::WV, s.w_v}, {T::WO, s.w_out},
+                                           {T::BQ, s.b_q}, {T::BK, s.b_k}, {T::BV, s.b_v}, {T::BO, s.b_out}};
     for (const auto& [id, at] : params)
         if (at != kNoParam) std::copy(&dparams[at], &dparams[at] + tr[id].size(), add_grad(g, tr, id).data.begin());
 }

@@ -22,34 +22,25 @@ double now_ms() {
     return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
 }
 
-// The projections of one attention: W_q, W_k, W_v as three (d, d) blocks of in_proj.
-struct Projection {
-    const float* w;
-    const float* b;  // null without biases
-};
-Projection in_proj(const AttentionSlots& a, const float* params, int which, int d) {
-    const float* b = param(params, a.b_in);
-    return {params + a.w_in + static_cast<long>(which) * d * d, b ? b + which * d : nullptr};
-}
-
-// Keys and values of `rows` input rows into a cache laid out (h, capacity, d_k), from row `at` on.
+// Keys and values of `rows` input rows into a cache laid out (h_kv, capacity, d_k), from row `at` on:
+// one row per key/value head (grouped-query attention caches h_kv heads, not h).
 void project_into_cache(float* cache_k, float* cache_v, const float* in, int rows, int at, int capacity,
                         const AttentionSlots& a, const float* params, const ModelShape& m) {
-    const int d = m.d_model, h = m.heads, dk = m.d_k();
-    std::vector<float> k(static_cast<size_t>(rows) * d), v(k.size());
-    const Projection pk = in_proj(a, params, 1, d), pv = in_proj(a, params, 2, d);
-    linear(k.data(), in, pk.w, pk.b, rows, d, d);
-    linear(v.data(), in, pv.w, pv.b, rows, d, d);
+    const int d = m.d_model, h_kv = m.h_kv(), dk = m.d_k(), kv = m.kv_dim();
+    std::vector<float> k(static_cast<size_t>(rows) * kv), v(k.size());
+    linear(k.data(), in, params + a.w_k, param(params, a.b_k), rows, d, kv);
+    linear(v.data(), in, params + a.w_v, param(params, a.b_v), rows, d, kv);
     for (int r = 0; r < rows; ++r)
-        for (int head = 0; head < h; ++head) {
-            const long to = (static_cast<long>(head) * capacity + at + r) * dk, from = static_cast<long>(r) * d + head * dk;
+        for (int head = 0; head < h_kv; ++head) {
+            const long to = (static_cast<long>(head) * capacity + at + r) * dk, from = static_cast<long>(r) * kv + head * dk;
             std::copy(k.begin() + from, k.begin() + from + dk, cache_k + to);
             std::copy(v.begin() + from, v.begin() + from + dk, cache_v + to);
         }
 }
 
 // One query row against L_kv cached keys per head: the new row of weights (h, L_kv) and the
-// attention's output (d) after out_proj. q (d) split into heads is h slices of d_k.
+// attention's output (d) after out_proj. q (d) split into heads is h slices of d_k; query head i
+// reads cached head i / (h / h_kv) (repeat_interleave without the copy).
 void attend_row(float* out, float* weights, const float* q, const float* cache_k, const float* cache_v, int L_kv,
                 int capacity, const AttentionSlots& a, const float* params, const ModelShape& m, bool scale) {
     const int d = m.d_model, h = m.heads, dk = m.d_k();
@@ -59,7 +50,7 @@ void attend_row(float* out, float* weights, const float* q, const float* cache_k
         SdpaOutputs o;
         o.weights = weights + static_cast<long>(head) * L_kv;
         o.context = concat.data() + head * dk;  // concat_heads of one row: the heads side by side
-        const long at = static_cast<long>(head) * capacity * dk;
+        const long at = static_cast<long>(head / (h / m.h_kv())) * capacity * dk;
         scaled_dot_product_attention(o, q + head * dk, cache_k + at, cache_v + at, nullptr, 1, L_kv, dk, dk, options);
     }
     linear(out, concat.data(), params + a.w_out, param(params, a.b_out), 1, d, d);
@@ -98,8 +89,8 @@ void embed_row(float* x, const KvCache& cache, const ModelLayout& layout, const 
 void kv_cache_begin(KvCache& cache, const ModelLayout& layout, const float* params, const std::vector<int32_t>& src) {
     const ModelShape& m = layout.shape;
     cache = KvCache{};
-    cache.capacity = m.dec_len, cache.heads = m.heads, cache.d_k = m.d_k();
-    const size_t per_layer = static_cast<size_t>(m.heads) * cache.capacity * cache.d_k;
+    cache.capacity = m.dec_len, cache.heads = m.h_kv(), cache.d_k = m.d_k();
+    const size_t per_layer = static_cast<size_t>(cache.heads) * cache.capacity * cache.d_k;
     cache.k.assign(layout.decoder.size(), std::vector<float>(per_layer));
     cache.v = cache.k;
     cache.pe.resize(static_cast<size_t>(cache.capacity) * m.d_model);
@@ -110,7 +101,7 @@ void kv_cache_begin(KvCache& cache, const ModelLayout& layout, const float* para
     std::copy(src.begin(), src.begin() + std::min<size_t>(src.size(), ws.src.size()), ws.src.begin());
     model_encode(ws, layout, params);
     cache.src_len = m.src_len;
-    const size_t cross = static_cast<size_t>(m.heads) * m.src_len * cache.d_k;
+    const size_t cross = static_cast<size_t>(cache.heads) * m.src_len * cache.d_k;
     cache.cross_k.assign(layout.decoder.size(), std::vector<float>(cross));
     cache.cross_v = cache.cross_k;
     for (size_t l = 0; l < layout.decoder.size(); ++l)
@@ -131,12 +122,11 @@ void kv_decode_step(DecodeStep& out, KvCache& cache, const ModelLayout& layout, 
     const bool scale = m.scale && bug != KvBug::NoScale;
     for (size_t l = 0; l < layout.decoder.size(); ++l) {
         const LayerSlots& s = layout.decoder[l];
-        const Projection pq = in_proj(s.self_attn, params, 0, d);
-        linear(q.data(), x.data(), pq.w, pq.b, 1, d, d);
+        linear(q.data(), x.data(), params + s.self_attn.w_q, param(params, s.self_attn.b_q), 1, d, d);
         project_into_cache(cache.k[l].data(), cache.v[l].data(), x.data(), 1, t, cache.capacity, s.self_attn, params, m);
         const int L_kv = bug == KvBug::AttendBeforeAppend ? std::max(t, 1) : t + 1;
         out.query[l] = q;
-        for (int h = 0; h < m.heads; ++h) {  // the row this step appended, head by head
+        for (int h = 0; h < cache.heads; ++h) {  // the row this step appended, key/value head by head
             const float* row = cache.k[l].data() + (static_cast<size_t>(h) * cache.capacity + t) * cache.d_k;
             out.key[l].insert(out.key[l].end(), row, row + cache.d_k);
         }
@@ -145,8 +135,7 @@ void kv_decode_step(DecodeStep& out, KvCache& cache, const ModelLayout& layout, 
                    cache.capacity, s.self_attn, params, m, scale);
         add_and_norm(x.data(), sub.data(), s, 0, params, m);
         if (s.has_cross) {
-            const Projection cq = in_proj(s.cross_attn, params, 0, d);
-            linear(q.data(), x.data(), cq.w, cq.b, 1, d, d);
+            linear(q.data(), x.data(), params + s.cross_attn.w_q, param(params, s.cross_attn.b_q), 1, d, d);
             attend_row(sub.data(), cross_w.data(), q.data(), cache.cross_k[l].data(), cache.cross_v[l].data(),
                        cache.src_len, cache.src_len, s.cross_attn, params, m, scale);
             add_and_norm(x.data(), sub.data(), s, 1, params, m);
@@ -256,21 +245,23 @@ DecodeTiming kv_decode_timing(const ModelLayout& layout, const float* params, co
 
 DecodeCost decode_step_cost(const ModelShape& m, int t, bool cached) {
     const double d = m.d_model, dff = m.d_ff, h = m.heads, dk = m.d_k(), V = m.vocab_out, N = m.layers;
+    const double kv_w = m.kv_dim(), h_kv = m.h_kv();  // K's and V's width and heads (grouped-query: fewer)
     const double n = t + 1.0, rows = cached ? 1 : n;
     const bool cross = m.kind == ModelKind::EncoderDecoder;
     const double S = cross ? m.src_len : 0;
     // FLOPs per layer: projections (q, k, v, out; cross: q, out, and without the cache k, v of
     // the memory), scores and weights·V over n keys (all n rows × n keys without the cache), FFN.
-    double layer = 2 * 4 * d * d * rows + 2 * 2 * h * dk * n * rows + 2 * 2 * d * dff * rows;
-    if (cross) layer += 2 * 2 * d * d * rows + (cached ? 0 : 2 * 2 * d * d * S) + 2 * 2 * h * dk * S * rows;
+    double layer = 2 * (2 * d * d + 2 * d * kv_w) * rows + 2 * 2 * h * dk * n * rows + 2 * 2 * d * dff * rows;
+    if (cross) layer += 2 * 2 * d * d * rows + (cached ? 0 : 2 * 2 * d * kv_w * S) + 2 * 2 * h * dk * S * rows;
     DecodeCost c;
     c.flops = N * layer + 2 * d * V * rows;
     // Bytes: every decoder weight once, the embedding rows read, and per layer the keys and values
     // (read from the cache; without it written then read), the score matrix (h × rows × n, written
     // and read) and the activations (q, context, out, FFN hidden: written and read).
-    const double weights = N * (4 * d * d + 2 * d * dff + (cross ? 4 * d * d : 0)) + d * V;
-    const double kv = cached ? 2 * h * n * dk + 2 * d : 2 * 2 * h * n * dk;
-    const double acts = 2 * (3 * d + dff) * rows + 2 * h * rows * n + (cross ? 2 * h * S * dk + 2 * h * rows * S : 0);
+    const double attn_w = 2 * d * d + 2 * d * kv_w;
+    const double weights = N * (attn_w + 2 * d * dff + (cross ? attn_w : 0)) + d * V;
+    const double kv = cached ? 2 * h_kv * n * dk + 2 * kv_w : 2 * 2 * h_kv * n * dk;
+    const double acts = 2 * (3 * d + dff) * rows + 2 * h * rows * n + (cross ? 2 * h_kv * S * dk + 2 * h * rows * S : 0);
     c.bytes = 4 * (weights + rows * d + N * (kv + acts));
     return c;
 }
@@ -284,7 +275,7 @@ InvariantCheck kv_step_check(const DecodeStep& step) {
 }
 
 double kv_cache_bytes(const ModelShape& m, int t) {
-    return 2.0 * m.layers * m.heads * t * m.d_k() * sizeof(float);
+    return 2.0 * m.layers * m.h_kv() * t * m.d_k() * sizeof(float);
 }
 
 }  // namespace lab

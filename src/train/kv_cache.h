@@ -13,8 +13,8 @@
 //   then out-proj, residual + LayerNorm, cross-attention (keys/values of the encoder's memory,
 //   projected once), FFN, and the generator: logits (vocab_out) → greedy argmax → token t + 1.
 // The full recompute (model_decode on tokens 0 … t) costs O(t²) attention per step; the
-// cached step O(t). Its cache holds 2·N·h_kv·t·d_k floats (h_kv = h until grouped-query
-// attention lands), plus, for an encoder–decoder, the memory's 2·N·h·L_src·d_k.
+// cached step O(t). Its cache holds 2·N·h_kv·t·d_k floats (h_kv = h for multi-head attention,
+// fewer with grouped-query: ModelShape::kv_heads), plus, for an encoder–decoder, the memory's 2·N·h_kv·L_src·d_k.
 //
 // Every cached step is compared with the recompute's row t: max |Δ| over the logits against a
 // float32 bound (kv_bound). A planted bug (KvBug) must make that check fail.
@@ -38,9 +38,9 @@ enum class KvBug {
 struct KvCache {
     int len = 0;       // t: positions held
     int capacity = 0;  // positions allocated (the model's dec_len)
-    int heads = 0, d_k = 0;
+    int heads = 0, d_k = 0;  // heads: the cached key/value heads, h_kv
     std::vector<std::vector<float>> k, v;              // per decoder layer: (h_kv, capacity, d_k)
-    std::vector<std::vector<float>> cross_k, cross_v;  // encoder–decoder, per layer: (h, L_src, d_k)
+    std::vector<std::vector<float>> cross_k, cross_v;  // encoder–decoder, per layer: (h_kv, L_src, d_k)
     int src_len = 0;
     std::vector<float> pe;  // (capacity, d_model): the sinusoids (learned positions are parameters)
 };
@@ -62,7 +62,7 @@ struct DecodeStep {
     bool generated = false;    // t in [gen_begin, gen_end): its output is a prediction fed back
     std::vector<float> logits;                // (vocab_out)
     std::vector<std::vector<float>> query;    // per decoder layer: (h, d_k), the new query row
-    std::vector<std::vector<float>> key;      // per decoder layer: (h, d_k), the key row appended to the cache
+    std::vector<std::vector<float>> key;      // per decoder layer: (h_kv, d_k), the key row appended to the cache
     std::vector<std::vector<float>> weights;  // per decoder layer: (h, t + 1), the one new row
     double max_abs_diff = -1;  // vs the full recompute's row t (−1: not checked)
     double bound = 0;          // kv_bound of that comparison

@@ -47,17 +47,16 @@ namespace {
 
 struct LayoutBuilder {
     ModelLayout& layout;
-    size_t add(const std::string& name, std::vector<int> torch_shape, ParamInit init, int blocks = 0, int d_in = 0,
-               int d_out = 0) {
+    size_t add(const std::string& name, std::vector<int> torch_shape, ParamInit init, std::vector<int> block_out = {},
+               int d_in = 0) {
         ParamInfo p;
         p.name = name;
         p.size = 1;
         for (int n : torch_shape) p.size *= static_cast<size_t>(n);
         p.torch_shape = std::move(torch_shape);
         p.offset = layout.total;
-        p.blocks = blocks;
+        p.block_out = std::move(block_out);
         p.d_in = d_in;
-        p.d_out = d_out;
         p.init = init;
         layout.total += p.size;
         layout.params.push_back(p);
@@ -65,24 +64,32 @@ struct LayoutBuilder {
     }
     // An nn.Linear: weight (d_out, d_in) in PyTorch, bias (d_out).
     void linear(const std::string& prefix, int d_in, int d_out, size_t* w, size_t* b) {
-        *w = add(prefix + ".weight", {d_out, d_in}, ParamInit::LinearDefault, 1, d_in, d_out);
-        *b = add(prefix + ".bias", {d_out}, ParamInit::LinearDefault, 0, d_in, d_out);
+        *w = add(prefix + ".weight", {d_out, d_in}, ParamInit::LinearDefault, {d_out}, d_in);
+        *b = add(prefix + ".bias", {d_out}, ParamInit::LinearDefault, {}, d_in);
     }
     // nn.MultiheadAttention: in_proj Xavier-uniform, zero biases, out_proj nn.Linear's weight.
-    AttentionSlots attention(const std::string& prefix, int d, bool bias) {
+    // Grouped (kv_dim < d): in_proj holds W_q (d, d), then W_k and W_v (d, kv_dim).
+    AttentionSlots attention(const std::string& prefix, const ModelShape& m) {
+        const int d = m.d_model, kv = m.kv_dim();
         AttentionSlots s;
-        s.w_in = add(prefix + ".in_proj_weight", {3 * d, d}, ParamInit::XavierUniform, 3, d, d);
-        if (bias) s.b_in = add(prefix + ".in_proj_bias", {3 * d}, ParamInit::Zeros);
-        s.w_out = add(prefix + ".out_proj.weight", {d, d}, ParamInit::LinearDefault, 1, d, d);
-        if (bias) s.b_out = add(prefix + ".out_proj.bias", {d}, ParamInit::Zeros);
+        s.w_q = add(prefix + ".in_proj_weight", {d + 2 * kv, d}, ParamInit::XavierUniform, {d, kv, kv}, d);
+        s.w_k = s.w_q + static_cast<size_t>(d) * d;
+        s.w_v = s.w_k + static_cast<size_t>(d) * kv;
+        if (m.bias) {
+            s.b_q = add(prefix + ".in_proj_bias", {d + 2 * kv}, ParamInit::Zeros);
+            s.b_k = s.b_q + static_cast<size_t>(d);
+            s.b_v = s.b_k + static_cast<size_t>(kv);
+        }
+        s.w_out = add(prefix + ".out_proj.weight", {d, d}, ParamInit::LinearDefault, {d}, d);
+        if (m.bias) s.b_out = add(prefix + ".out_proj.bias", {d}, ParamInit::Zeros);
         return s;
     }
     LayerSlots layer(const std::string& prefix, const ModelShape& m, bool causal, bool has_cross) {
         LayerSlots s;
         s.causal = causal;
         s.has_cross = has_cross;
-        s.self_attn = attention(prefix + ".self_attn", m.d_model, m.bias);
-        if (has_cross) s.cross_attn = attention(prefix + ".multihead_attn", m.d_model, m.bias);
+        s.self_attn = attention(prefix + ".self_attn", m);
+        if (has_cross) s.cross_attn = attention(prefix + ".multihead_attn", m);
         linear(prefix + ".linear1", m.d_model, m.d_ff, &s.w1, &s.b1);
         linear(prefix + ".linear2", m.d_ff, m.d_model, &s.w2, &s.b2);
         for (int n = 0; n < (has_cross ? 3 : 2); ++n) {
@@ -170,17 +177,22 @@ void init_params(T* params, const ModelLayout& layout, uint64_t seed) {
 
 namespace {
 // Calls f(flat index, PyTorch index) for every element of p. Linear weights: block b's
-// (d_in, d_out) matrix here is rows b·d_out … of (blocks·d_out, d_in) in PyTorch.
+// (d_in, block_out[b]) matrix here is rows row0 … row0 + block_out[b] of PyTorch's (Σ block_out, d_in),
+// row0 the outputs of the blocks before it.
 template <class F>
 void for_each_element(const ParamInfo& p, F f) {
-    if (!p.blocks) {
+    if (p.block_out.empty()) {
         for (size_t e = 0; e < p.size; ++e) f(e, e);
         return;
     }
-    for (size_t b = 0; b < static_cast<size_t>(p.blocks); ++b)
-        for (size_t i = 0; i < static_cast<size_t>(p.d_in); ++i)
-            for (size_t o = 0; o < static_cast<size_t>(p.d_out); ++o)
-                f((b * p.d_in + i) * p.d_out + o, (b * p.d_out + o) * p.d_in + i);
+    const size_t d_in = static_cast<size_t>(p.d_in);
+    size_t row0 = 0;
+    for (int out : p.block_out) {
+        const size_t d_out = static_cast<size_t>(out), flat0 = row0 * d_in;
+        for (size_t i = 0; i < d_in; ++i)
+            for (size_t o = 0; o < d_out; ++o) f(flat0 + i * d_out + o, (row0 + o) * d_in + i);
+        row0 += d_out;
+    }
 }
 }  // namespace
 
@@ -211,8 +223,10 @@ struct Carver {
     }
     void attention(AttentionActs<T>& a, int B, int Lq, int Lkv, const ModelShape& m) {
         const long d = m.d_model, h = m.heads, dk = m.d_k(), scores = static_cast<long>(B) * h * Lq * Lkv;
-        take(a.q, B * Lq * d), take(a.k, B * Lkv * d), take(a.v, B * Lkv * d);
+        const long kv = m.kv_dim();
+        take(a.q, B * Lq * d), take(a.k, B * Lkv * kv), take(a.v, B * Lkv * kv);
         take(a.q_heads, B * h * Lq * dk), take(a.k_heads, B * h * Lkv * dk), take(a.v_heads, B * h * Lkv * dk);
+        if (m.grouped()) take(a.k_groups, B * Lkv * kv), take(a.v_groups, B * Lkv * kv);  // MHA carves what it did before
         take(a.scores, scores), take(a.scaled, scores), take(a.masked, scores), take(a.weights, scores);
         take(a.context, B * h * Lq * dk), take(a.concat, B * Lq * d), take(a.out, B * Lq * d);
     }

@@ -39,6 +39,11 @@
 // (ParamInfo). Linear weights are stored the core's way, (d_in, d_out) so that
 // y = x · w + b, per block: in_proj_weight (3d, d) in PyTorch is three (d, d)
 // blocks W_q, W_k, W_v here; to_torch_layout / from_torch_layout convert.
+// Grouped-query attention (ModelShape::kv_heads = h_kv < h): W_k and W_v are (d, h_kv·d_k), so
+// in_proj_weight is (d + 2·h_kv·d_k, d); the split makes k_groups, v_groups (B, h_kv, L, d_k),
+// repeat_interleave'd to h heads (query head i reads group i / (h / h_kv)) before the scores.
+// nn.MultiheadAttention has no shared heads: the same model is an MHA whose K/V rows are the
+// groups' rows repeated (what the PyTorch replay and the exported script load).
 //
 // Everything is a template on the scalar: float trains, double checks gradients.
 #pragma once
@@ -62,6 +67,7 @@ struct ModelShape {
     ModelKind kind = ModelKind::EncoderDecoder;
     int layers = 1;      // N (encoder and decoder each, or decoder-only layers)
     int heads = 4;       // h
+    int kv_heads = 0;    // h_kv key/value heads, each shared by h / h_kv query heads (GQA; 1: MQA); 0: h (MHA)
     int d_model = 32;
     int d_ff = 64;
     int vocab_size = 11;  // embedding rows: the V symbols and BOS (id V)
@@ -78,6 +84,9 @@ struct ModelShape {
     double dropout = 0.0;  // P_drop of a training pass (Workspace::train); 0: no dropout, nothing carved for it
 
     int d_k() const { return d_model / heads; }
+    int h_kv() const { return kv_heads > 0 ? kv_heads : heads; }
+    bool grouped() const { return h_kv() < heads; }
+    int kv_dim() const { return h_kv() * d_k(); }  // K's and V's width: h_kv·d_k (d_model without groups)
     bool learned_positions() const { return pe && position == PositionKind::Learned; }
     int max_len() const { return kind == ModelKind::EncoderDecoder && src_len > dec_len ? src_len : dec_len; }
 };
@@ -93,8 +102,10 @@ struct ParamInfo {
     std::vector<int> torch_shape;  // e.g. {96, 32}
     size_t offset = 0;             // into the flat buffer
     size_t size = 0;
-    int blocks = 0;                // linear weights: blocks × (d_in, d_out) here, (blocks·d_out, d_in) in PyTorch; 0 otherwise
-    int d_in = 0, d_out = 0;
+    // Linear weights: block b is (d_in, block_out[b]) here, rows Σ_{c<b} block_out[c] … of
+    // (Σ block_out, d_in) in PyTorch; empty for every other parameter.
+    std::vector<int> block_out;
+    int d_in = 0;
     ParamInit init = ParamInit::Zeros;
 };
 
@@ -114,10 +125,11 @@ const AttentionKindRow& attention_kind_row(AttentionKind kind);
 const char* attention_kind_key(AttentionKind kind);  // the row's key
 bool parse_attention_kind(const std::string& key, AttentionKind* out);  // false: no row has `key`
 
-// Offsets of one multi-head attention's parameters (kNoParam: no bias).
+// Offsets of one multi-head attention's parameters (kNoParam: no bias). in_proj_weight is
+// (d + 2·kv_dim, d) in PyTorch: W_q (d, d), W_k and W_v (d, kv_dim) here, one after the other.
 struct AttentionSlots {
-    size_t w_in = kNoParam;   // (3, d, d): W_q, W_k, W_v as (d_in, d_out)
-    size_t b_in = kNoParam;   // (3d): b_q, b_k, b_v
+    size_t w_q = kNoParam, w_k = kNoParam, w_v = kNoParam;  // (d_in, d_out) each; w_q is in_proj_weight's offset
+    size_t b_q = kNoParam, b_k = kNoParam, b_v = kNoParam;  // (d), (kv_dim), (kv_dim); b_q is in_proj_bias's
     size_t w_out = kNoParam;  // (d, d)
     size_t b_out = kNoParam;  // (d)
 };
@@ -180,8 +192,9 @@ struct Slot {
 
 template <typename T>
 struct AttentionActs {
-    Slot<T> q, k, v;                    // (B·L_q, d), (B·L_kv, d)
-    Slot<T> q_heads, k_heads, v_heads;  // (B, h, L, d_k)
+    Slot<T> q, k, v;                    // (B·L_q, d), (B·L_kv, kv_dim)
+    Slot<T> q_heads, k_heads, v_heads;  // (B, h, L, d_k); grouped: k, v's heads repeated from the groups
+    Slot<T> k_groups, v_groups;         // grouped only: (B, h_kv, L_kv, d_k)
     Slot<T> scores, scaled, masked;     // (B, h, L_q, L_kv); values only when Workspace::record
     Slot<T> weights;                    // (B, h, L_q, L_kv)
     Slot<T> context;                    // (B, h, L_q, d_k)

@@ -40,20 +40,25 @@ const float* item_keep(const AttentionCall<T>& c, int b) {
 }
 
 // Multi-head attention: the core's linear → split_heads → scaled_dot_product_attention
-// → concat_heads → linear, with W_q, W_k, W_v the three blocks of in_proj.
+// → concat_heads → linear, with W_q, W_k, W_v the three blocks of in_proj. Grouped-query
+// (h_kv < h): k, v (B·L_kv, h_kv·d_k) split into k_groups, v_groups, repeat_interleave'd to h heads.
 template <typename T>
 void attention_forward(AttentionActs<T>& a, const AttentionSlots& p, const T* params, const AttentionCall<T>& c,
                        const ModelShape& m, bool record) {
-    const int d = m.d_model, h = m.heads, dk = m.d_k();
-    const T* w_in = params + p.w_in;
-    const T* b_in = param(params, p.b_in);
-    const long dd = static_cast<long>(d) * d;
-    linear(a.q.x, c.query_in, w_in, b_in, c.B * c.L_q, d, d);
-    linear(a.k.x, c.kv_in, w_in + dd, b_in ? b_in + d : nullptr, c.B * c.L_kv, d, d);
-    linear(a.v.x, c.kv_in, w_in + 2 * dd, b_in ? b_in + 2 * d : nullptr, c.B * c.L_kv, d, d);
+    const int d = m.d_model, h = m.heads, dk = m.d_k(), kv = m.kv_dim(), h_kv = m.h_kv();
+    linear(a.q.x, c.query_in, params + p.w_q, param(params, p.b_q), c.B * c.L_q, d, d);
+    linear(a.k.x, c.kv_in, params + p.w_k, param(params, p.b_k), c.B * c.L_kv, d, kv);
+    linear(a.v.x, c.kv_in, params + p.w_v, param(params, p.b_v), c.B * c.L_kv, d, kv);
     split_heads(a.q_heads.x, a.q.x, c.B, c.L_q, h, dk);
-    split_heads(a.k_heads.x, a.k.x, c.B, c.L_kv, h, dk);
-    split_heads(a.v_heads.x, a.v.x, c.B, c.L_kv, h, dk);
+    if (m.grouped()) {
+        split_heads(a.k_groups.x, a.k.x, c.B, c.L_kv, h_kv, dk);
+        split_heads(a.v_groups.x, a.v.x, c.B, c.L_kv, h_kv, dk);
+        repeat_kv_heads(a.k_heads.x, a.k_groups.x, c.B, h_kv, h / h_kv, c.L_kv, dk);
+        repeat_kv_heads(a.v_heads.x, a.v_groups.x, c.B, h_kv, h / h_kv, c.L_kv, dk);
+    } else {
+        split_heads(a.k_heads.x, a.k.x, c.B, c.L_kv, h, dk);
+        split_heads(a.v_heads.x, a.v.x, c.B, c.L_kv, h, dk);
+    }
     const long score_block = static_cast<long>(c.L_q) * c.L_kv;
     const SdpaOptions options{m.scale, MaskFill::NegInf, nullptr};
     for (int b = 0; b < c.B; ++b)
@@ -75,12 +80,28 @@ void attention_forward(AttentionActs<T>& a, const AttentionSlots& p, const T* pa
     linear(a.out.x, a.concat.x, params + p.w_out, param(params, p.b_out), c.B * c.L_q, d, d);
 }
 
+// d k_heads, d v_heads (B, h, L_kv, d_k) → d k, d v (B·L_kv, kv_dim): through the repeat (a group's
+// gradient is the sum of its query heads') when grouped, then the split.
+template <typename T>
+void kv_heads_backward(AttentionActs<T>& a, const AttentionCall<T>& c, const ModelShape& m) {
+    const int h = m.heads, dk = m.d_k(), h_kv = m.h_kv();
+    if (!m.grouped()) {
+        split_heads_backward(a.k.d, a.k_heads.d, c.B, c.L_kv, h, dk);
+        split_heads_backward(a.v.d, a.v_heads.d, c.B, c.L_kv, h, dk);
+        return;
+    }
+    repeat_kv_heads_backward(a.k_groups.d, a.k_heads.d, c.B, h_kv, h / h_kv, c.L_kv, dk);
+    repeat_kv_heads_backward(a.v_groups.d, a.v_heads.d, c.B, h_kv, h / h_kv, c.L_kv, dk);
+    split_heads_backward(a.k.d, a.k_groups.d, c.B, c.L_kv, h_kv, dk);
+    split_heads_backward(a.v.d, a.v_groups.d, c.B, c.L_kv, h_kv, dk);
+}
+
 // Adds dLoss/d(query_in) to d_query_in and dLoss/d(kv_in) to d_kv_in (the same
 // buffer for self-attention), the projections' gradients to grads.
 template <typename T>
 void attention_backward(T* d_query_in, T* d_kv_in, T* grads, AttentionActs<T>& a, const AttentionSlots& p,
                         const T* params, const AttentionCall<T>& c, const ModelShape& m) {
-    const int d = m.d_model, h = m.heads, dk = m.d_k();
+    const int d = m.d_model, h = m.heads, dk = m.d_k(), kv = m.kv_dim();
     linear_backward(a.concat.d, grads + p.w_out, param(grads, p.b_out), a.out.d, a.concat.x, params + p.w_out,
                     c.B * c.L_q, d, d);
     concat_heads_backward(a.context.d, a.concat.d, c.B, h, c.L_q, dk);
@@ -97,15 +118,10 @@ void attention_backward(T* d_query_in, T* d_kv_in, T* grads, AttentionActs<T>& a
                                                   c.L_kv, dk, dk, m.scale);
         }
     split_heads_backward(a.q.d, a.q_heads.d, c.B, c.L_q, h, dk);
-    split_heads_backward(a.k.d, a.k_heads.d, c.B, c.L_kv, h, dk);
-    split_heads_backward(a.v.d, a.v_heads.d, c.B, c.L_kv, h, dk);
-    const long dd = static_cast<long>(d) * d;
-    T* gb = param(grads, p.b_in);
-    const T* w_in = params + p.w_in;
-    linear_backward(d_query_in, grads + p.w_in, gb, a.q.d, c.query_in, w_in, c.B * c.L_q, d, d);
-    linear_backward(d_kv_in, grads + p.w_in + dd, gb ? gb + d : nullptr, a.k.d, c.kv_in, w_in + dd, c.B * c.L_kv, d, d);
-    linear_backward(d_kv_in, grads + p.w_in + 2 * dd, gb ? gb + 2 * d : nullptr, a.v.d, c.kv_in, w_in + 2 * dd,
-                    c.B * c.L_kv, d, d);
+    kv_heads_backward(a, c, m);
+    linear_backward(d_query_in, grads + p.w_q, param(grads, p.b_q), a.q.d, c.query_in, params + p.w_q, c.B * c.L_q, d, d);
+    linear_backward(d_kv_in, grads + p.w_k, param(grads, p.b_k), a.k.d, c.kv_in, params + p.w_k, c.B * c.L_kv, d, kv);
+    linear_backward(d_kv_in, grads + p.w_v, param(grads, p.b_v), a.v.d, c.kv_in, params + p.w_v, c.B * c.L_kv, d, kv);
 }
 
 // Which heads of layout.blocks[block] are on (null: all).

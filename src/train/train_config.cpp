@@ -85,6 +85,9 @@ KeyTable<T> make_train_keys() {
                                                                                                  // page's language is #lang
         whole<&T::layers>("layers", 1, &ConfigLimits::max_layers).flag("--layers"),
         whole<&T::heads>("heads", 1, &ConfigLimits::max_train_heads).flag("--heads"),
+        whole<&T::kv_heads>("kv_heads", 0, &ConfigLimits::max_train_heads)
+            .flag("--kv-heads").hash({"kv"}).zero_stands_for(Str::cli_zero_kv_heads)
+            .written_when([](const void* c) { return as_train(c).kv_heads != 0; }),
         whole<&T::d_model>("d_model", 1, &ConfigLimits::max_train_d_model).flag("--d-model"),
         whole<&T::d_ff>("d_ff", 1, &ConfigLimits::max_d_ff).flag("--d-ff"),
         whole<&T::vocab>("vocab", 2, &ConfigLimits::max_vocab).flag("--vocab"),
@@ -160,6 +163,7 @@ std::vector<ConfigError> validate_train_config(const TrainConfig& c, const Confi
         for (int h : valid_heads(c.d_model)) valid += (valid.empty() ? "" : ", ") + std::to_string(h);
         errors.push_back({"heads", Msg(Str::cfg_heads_not_divisor, c.d_model, c.heads, valid)});
     }
+    check_kv_heads_divide(errors, c.kv_heads, c.heads);
     if (c.task == TaskKind::Induction && c.vocab < c.length)
         errors.push_back({"vocab", Msg(Str::train_induction_vocab, c.length, c.vocab)});
     // Held-out sequences must be distinct and leave most sequences for training.
@@ -191,6 +195,7 @@ ModelShape model_shape(const TrainConfig& c) {
     m.kind = t.model();
     m.layers = c.layers;
     m.heads = c.heads;
+    m.kv_heads = c.kv_heads == c.heads ? 0 : c.kv_heads;
     m.d_model = c.d_model;
     m.d_ff = c.d_ff;
     m.vocab_size = c.vocab + 1;

@@ -24,6 +24,7 @@ struct TrainConfig {
     TaskKind task = TaskKind::Reverse;
     int layers = 0;      // N; 0: 1 for copy/reverse/sort, 2 for induction and coref
     int heads = 0;       // h; 0: 4 (coref: 2)
+    int kv_heads = 0;    // h_kv key/value heads (grouped-query; 1: multi-query), dividing heads; 0: heads
     int d_model = 0;     // 0: 32 (coref: 16)
     int d_ff = 0;        // 0: 2·d_model
     int vocab = 0;       // V symbols; 0: 10 (BOS is id V); coref: its language's vocabulary, always

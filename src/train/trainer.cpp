@@ -432,17 +432,24 @@ StepperView Trainer::stepper_view(const Sample& s, int block) {
     v.inputs.memory = Tensor::zeros("memory", {1, in.L_kv, d}, {"B", "L_kv", "d_model"});
     std::copy(in.kv_in, in.kv_in + static_cast<long>(in.L_kv) * d, v.inputs.memory.data.begin());
     const AttentionSlots& slots = attention_slots(layout_, block);
-    const long dd = static_cast<long>(d) * d;
-    Tensor* w[] = {&v.weights.w_q, &v.weights.w_k, &v.weights.w_v, &v.weights.w_o};
-    Tensor* b[] = {&v.weights.b_q, &v.weights.b_k, &v.weights.b_v, &v.weights.b_o};
-    const char* names[] = {"w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"};
-    for (int i = 0; i < 4; ++i) {
-        *w[i] = Tensor::zeros(names[i], {d, d}, {"d_in", "d_out"});
-        const float* src = params_.data() + (i < 3 ? slots.w_in + i * dd : slots.w_out);
-        std::copy(src, src + dd, w[i]->data.begin());
-        *b[i] = Tensor::zeros(names[4 + i], {d}, {"d_model"});
-        const size_t bias = i < 3 ? (slots.b_in == kNoParam ? kNoParam : slots.b_in + i * d) : slots.b_out;
-        if (bias != kNoParam) std::copy(params_.data() + bias, params_.data() + bias + d, b[i]->data.begin());
+    const int kv = m.kv_dim();
+    c.kv_heads = m.kv_heads;
+    struct Part {
+        Tensor* w;
+        Tensor* b;
+        const char *w_name, *b_name;
+        size_t w_at, b_at;
+        int d_out;
+    };
+    const Part parts[] = {{&v.weights.w_q, &v.weights.b_q, "w_q", "b_q", slots.w_q, slots.b_q, d},
+                          {&v.weights.w_k, &v.weights.b_k, "w_k", "b_k", slots.w_k, slots.b_k, kv},
+                          {&v.weights.w_v, &v.weights.b_v, "w_v", "b_v", slots.w_v, slots.b_v, kv},
+                          {&v.weights.w_o, &v.weights.b_o, "w_o", "b_o", slots.w_out, slots.b_out, d}};
+    for (const Part& p : parts) {
+        *p.w = Tensor::zeros(p.w_name, {d, p.d_out}, {"d_in", "d_out"});
+        std::copy(params_.data() + p.w_at, params_.data() + p.w_at + static_cast<long>(d) * p.d_out, p.w->data.begin());
+        *p.b = Tensor::zeros(p.b_name, {p.d_out}, {p.d_out == d ? "d_model" : "h_kv*d_k"});
+        if (p.b_at != kNoParam) std::copy(params_.data() + p.b_at, params_.data() + p.b_at + p.d_out, p.b->data.begin());
     }
     return v;
 }

@@ -28,6 +28,7 @@ struct KnobText {
 };
 const KnobText kKnobs[] = {
     {"layers", UiStr::tv_knob_layers, UiStr::tv_tip_layers},       {"heads", UiStr::tv_knob_heads, UiStr::tv_tip_heads},
+    {"kv_heads", UiStr::ui_knob_kv_heads, UiStr::ui_knob_kv_heads_tip},
     {"d_model", UiStr::tv_knob_d_model, UiStr::tv_tip_d_model},    {"d_ff", UiStr::tv_knob_d_ff, UiStr::tv_tip_d_ff},
     {"vocab", UiStr::tv_knob_vocab, UiStr::tv_tip_vocab},          {"length", UiStr::tv_knob_length, UiStr::tv_tip_length},
     {"gap", UiStr::tv_knob_gap, UiStr::tv_tip_gap},                {"batch", UiStr::tv_knob_batch, UiStr::tv_tip_batch},
