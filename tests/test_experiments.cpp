@@ -310,7 +310,7 @@ TEST_CASE("pe: dims outside d_model are dropped; an odd d_model breaks the offse
 // those torch lines from the trace's q, k, v, W^O: they agree to 3e-6.
 
 TEST_CASE("mistakes: every registry entry has a distinct key, lines and a symptom") {
-    CHECK(mistakes().size() == 14);
+    CHECK(mistakes().size() == 15);
     std::set<std::string> keys;
     AttentionConfig c;
     for (const MistakeSpec& m : mistakes()) {
@@ -335,12 +335,14 @@ TEST_CASE("mistakes: every registry entry has a distinct key, lines and a sympto
         if (!r.runs) CHECK(stage_index(r.stops_at) >= 0);
         // The correct run has the mistake's mask (causal, or none for an encoder's line), and is correct.
         CHECK(r.correct.config.mask == m.mask);
+        // The grouped-query mistake runs with two groups of two heads (h 4 at d_model 8), the rest with h 2.
+        CHECK(r.correct.config.grouped() == m.grouped);
         if (r.runs) {
-            CHECK(r.weights.shape == std::vector<int>{2, 2, 4, 4});
+            CHECK(r.weights.shape == std::vector<int>{2, m.grouped ? 4 : 2, 4, 4});
             CHECK(r.output.shape == std::vector<int>{2, 4, 8});
         }
     }
-    CHECK(keys.size() == 14);
+    CHECK(keys.size() == 15);
 }
 
 TEST_CASE("mistakes: softmax over the wrong axis / over heads breaks the row sums") {

@@ -61,7 +61,7 @@ std::vector<ConfigError> parse(const std::vector<std::string>& args, DecodeCliOp
 void print_header(const Trainer& t, const Sample& s, const DecodeCliOptions& o, std::ostream& out) {
     const ModelShape& m = t.layout().shape;
     out << "model: " << model_kind_label(m.kind) << " (" << task_name(t.task().kind) << "), N=" << m.layers
-        << " h=" << m.heads << " h_kv=" << m.heads << " d_model=" << m.d_model << " d_k=" << m.d_k()
+        << " h=" << m.heads << " h_kv=" << m.h_kv() << " d_model=" << m.d_model << " d_k=" << m.d_k()
         << "; held-out sample " << o.sample << ": rows 0.." << s.gen_begin << " read the prompt, rows "
         << s.gen_begin << ".." << s.gen_end - 1 << " are generated greedily (each argmax is the next row's input)\n";
     out << "KV cache " << (o.cache ? "on" : "off")
@@ -75,7 +75,7 @@ void print_header(const Trainer& t, const Sample& s, const DecodeCliOptions& o, 
 
 void print_step(const DecodeStep& st, const ModelShape& m, bool cached, std::ostream& out) {
     char line[256];
-    const std::string shape = "(1, " + std::to_string(m.heads) + ", " + std::to_string(st.position + 1) + ", " +
+    const std::string shape = "(1, " + std::to_string(m.h_kv()) + ", " + std::to_string(st.position + 1) + ", " +
                               std::to_string(m.d_k()) + ")";
     std::snprintf(line, sizeof line, "%4d %3d %4d%s  %-29s %11.0f  %11s %8s %4s  %9.0f / %-11.0f %9.0f / %.0f\n",
                   st.position, st.token_in, st.token_out, st.generated ? "*" : " ", shape.c_str(),

@@ -49,6 +49,7 @@ std::string train_pytorch_script(Trainer& t, const Sample& s, const TrainScriptN
         {"layers", std::to_string(c.layers)},
         {"d_model", std::to_string(c.d_model)},
         {"heads", std::to_string(c.heads)},
+        {"kv_heads", std::to_string(m.h_kv())},
         {"d_ff", std::to_string(c.d_ff)},
         {"vocab", std::to_string(c.vocab)},
         {"length", std::to_string(c.length)},

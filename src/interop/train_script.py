@@ -13,15 +13,19 @@
 #
 #@ The template of that script (interop/train_script.cpp fills it in): lines starting with
 #@ "#@" are the template's own, {{name}} is replaced by a value.
-# The model: {{task}}, {{model}}, N={{layers}} d_model={{d_model}} h={{heads}} d_ff={{d_ff}}
+# The model: {{task}}, {{model}}, N={{layers}} d_model={{d_model}} h={{heads}} kv_heads={{kv_heads}} d_ff={{d_ff}}
 #   V={{vocab}} L={{length}} scale={{scale}} pe={{pe}} bias={{bias}}; {{weights}}.
 # Post-LN layers (norm_first=False), ReLU, LayerNorm eps 1e-5, as in the paper; evaluated without
 # dropout (the lab drops only in training steps). Learned positions (manifest "position": "learned")
 # are the checkpoint's pos_embedding.weight, an nn.Embedding in place of the sinusoids.
-# Two switches PyTorch's layers do not have are written into the weights instead:
+# Three switches PyTorch's layers do not have are written into the weights instead:
 #   scale=off: nn.MultiheadAttention always divides the scores by sqrt(d_k), so W_q and b_q
 #              are multiplied by sqrt(d_k) (the product q.k is then the lab's unscaled one);
-#   bias=off:  the attention projections' biases are absent from the checkpoint and set to 0.
+#   bias=off:  the attention projections' biases are absent from the checkpoint and set to 0;
+#   kv_heads:  shared key/value heads (grouped-query; manifest "kv_heads" = h_kv < h): in_proj_weight
+#              is (d + 2 h_kv d_k, d); nn.MultiheadAttention has one K and V head per query head, so
+#              each group's rows are repeated for the h / h_kv query heads that read it
+#              (repeat_interleave: head i reads group i // (h / h_kv)), the same attention.
 
 import io
 import json
@@ -113,9 +117,24 @@ class Model(torch.nn.Module):
         return self.generator(x)
 
 
+def shared_heads_as_mha(state, c):
+    """Grouped-query in_proj weights and biases widened to one K and V head per query head."""
+    d, h = c["d_model"], c["heads"]
+    h_kv = c.get("kv_heads", 0) or h
+    if h_kv == h:
+        return state
+    dk = d // h
+    widen = lambda t: t.reshape(h_kv, dk, *t.shape[1:]).repeat_interleave(h // h_kv, dim=0).reshape(d, *t.shape[1:])
+    for key in list(state):
+        if key.endswith(("in_proj_weight", "in_proj_bias")):
+            t = state[key]
+            state[key] = torch.cat([t[:d], widen(t[d:d + h_kv * dk]), widen(t[d + h_kv * dk:])])
+    return state
+
+
 def lab_switches(model, state, c):
-    """The checkpoint's weights with the two switches PyTorch's layers lack written in."""
-    state = dict(state)
+    """The checkpoint's weights with the three switches PyTorch's layers lack written in."""
+    state = shared_heads_as_mha(dict(state), c)
     for key, value in model.state_dict().items():
         if key not in state and key.endswith(("in_proj_bias", "out_proj.bias")) and not c["bias"]:
             state[key] = torch.zeros_like(value)

@@ -13,7 +13,8 @@ const COMPUTE_T = 60000;
 const KEYS = ['scaling', 'heads', 'masks', 'pe', 'mistakes', 'encdec'];
 const MISTAKES = ['softmax_wrong_axis', 'softmax_over_heads', 'no_scaling', 'inverted_mask', 'mask_after_softmax',
   'wrong_split_view', 'concat_without_transpose', 'hard_coded_dk', 'k_instead_of_kt',
-  'view_without_contiguous', 'mask_wrong_length', 'pe_exponent_twice', 'view_infers_length', 'additive_mask_convention'];
+  'view_without_contiguous', 'mask_wrong_length', 'pe_exponent_twice', 'view_infers_length', 'additive_mask_convention',
+  'gqa_wrong_order'];
 // var(q.k) = d_k is checked to 5% in the doctest suite with many samples; the page
 // uses 4000 samples per d_k (standard error of a variance ~ sqrt(2/4000) = 2.2%).
 const VAR_TOL = 0.10;

@@ -15,9 +15,9 @@ import sys
 import numpy as np
 import torch
 
-from train_reference import Checkpoint, FunctionalModel, nn_model, positional_encoding
+from train_reference import Checkpoint, FunctionalModel, kv_heads, nn_model, positional_encoding
 
-ATTENTION = ["q", "k", "v", "q_heads", "k_heads", "v_heads", "scores", "scaled", "masked", "weights", "context",
+ATTENTION = ["q", "k", "v", "q_heads", "k_groups", "v_groups", "k_heads", "v_heads", "scores", "scaled", "masked", "weights", "context",
              "concat", "output"]
 
 
@@ -58,9 +58,10 @@ def params(info, cfg):
     block, d = info["block_name"], cfg["d_model"]
     layer = block.rsplit(".", 1)[0]
     _, _, k, f = names(info, cfg)
+    kv = kv_heads(cfg) * (d // cfg["heads"])  # K's and V's rows of in_proj: d, or h_kv * d_k when shared
     rows = lambda a, b: (lambda t: t[a:b].T)
-    out = {"w_q": (block + ".in_proj_weight", rows(0, d)), "w_k": (block + ".in_proj_weight", rows(d, 2 * d)),
-           "w_v": (block + ".in_proj_weight", rows(2 * d, 3 * d)), "w_o": (block + ".out_proj.weight", lambda t: t.T),
+    out = {"w_q": (block + ".in_proj_weight", rows(0, d)), "w_k": (block + ".in_proj_weight", rows(d, d + kv)),
+           "w_v": (block + ".in_proj_weight", rows(d + kv, d + 2 * kv)), "w_o": (block + ".out_proj.weight", lambda t: t.T),
            "embedding": ("embedding.weight", None), "norm_w": (f"{layer}.norm{k}.weight", None),
            "norm_b": (f"{layer}.norm{k}.bias", None), "w_1": (layer + ".linear1.weight", lambda t: t.T),
            "b_1": (layer + ".linear1.bias", None), "w_2": (layer + ".linear2.weight", lambda t: t.T),
@@ -68,8 +69,8 @@ def params(info, cfg):
            "ffn_norm_b": (f"{layer}.norm{f}.bias", None), "w_gen": ("generator.weight", lambda t: t.T),
            "b_gen": ("generator.bias", None)}
     if cfg["bias"]:
-        out.update({"b_q": (block + ".in_proj_bias", lambda t: t[:d]), "b_k": (block + ".in_proj_bias", lambda t: t[d:2 * d]),
-                    "b_v": (block + ".in_proj_bias", lambda t: t[2 * d:]), "b_o": (block + ".out_proj.bias", None)})
+        out.update({"b_q": (block + ".in_proj_bias", lambda t: t[:d]), "b_k": (block + ".in_proj_bias", lambda t: t[d:d + kv]),
+                    "b_v": (block + ".in_proj_bias", lambda t: t[d + kv:]), "b_o": (block + ".out_proj.bias", None)})
     return out
 
 

@@ -23,6 +23,8 @@ runs=(
   "copy0:--task copy --steps 1 --no-pe"
   "coref20:--task coref --lang en --steps 20"
   "lpe20:--task reverse --steps 20 --position learned --dropout 0.1"
+  "gqa20:--task reverse --steps 20 --heads 4 --kv-heads 2"
+  "mqa20:--task induction --steps 20 --layers 2 --kv-heads 1"
 )
 for run in "${runs[@]}"; do
   name="${run%%:*}"
@@ -48,6 +50,8 @@ check "$out/sort20" final 2
 check "$out/ind20" final 0
 check "$out/copy0" init 0
 check "$out/lpe20" final 1  # learned positions (the stage adds pos_embedding[:L]), trained with dropout
+check "$out/gqa20" final 2  # shared key/value heads: k_groups, v_groups and the repeat, W^K (d, h_kv·d_k)
+check "$out/mqa20" final 1
 
 # The same trace into a short and a long --out path: the same bytes (the heap's addresses once
 # decided how Eigen summed a row: logits 6e-6 apart).

@@ -30,7 +30,11 @@ DIR/lr.npy with torch.optim.Adam, and checks
     checked like every parameter (gradient, losses, and nn layers given it by load_state_dict);
   - with scaling and biases on: nn.TransformerEncoderLayer / nn.TransformerDecoderLayer stacks
     given the final parameters by load_state_dict produce the lab's logits (DIR/logits.npy) within
-    1e-5 · max(1, max |logit|).
+    1e-5 · max(1, max |logit|);
+  - runs with shared key/value heads (kv_heads): the functional replay splits in_proj_weight
+    (d + 2·h_kv·d_k, d) and repeat_interleaves the groups; nn layers load the MHA whose K/V rows
+    are the groups' rows repeated (train_reference.as_multi_head). Its two halves are checked apart:
+    in_proj_weight's shape against the manifest, and the tied heads' weights equal within each group.
 The first line names the BLAS this process runs on (Debian's torch takes libblas.so.3 from the
 first folder of LD_LIBRARY_PATH that has one, then the system's alternative).
 Prints one line per configuration; exits 1 if any check fails.
@@ -78,6 +82,10 @@ CONFIGS = {
     "sort_learned_pe_dropout_0.2": ("--task sort --vocab 7 --length 5 --position learned --dropout 0.2 "
                                     "--lr const:0.002", True),
     "coref_dropout_learned_pe": ("--task coref --dropout 0.1 --position learned", True),  # encoder-only
+    # Grouped-query and multi-query attention (issue 26.4): shared key/value heads.
+    "reverse_gqa_4_heads_2_kv": ("--task reverse --heads 4 --kv-heads 2", True),
+    "induction_mqa_2_layers": ("--task induction --vocab 10 --length 6 --layers 2 --batch 16 --kv-heads 1", True),
+    "coref_en_gqa_4_2_dropout": ("--task coref --lang en --heads 4 --kv-heads 2 --d-model 24 --dropout 0.1", True),
     # Where float32 rounding is amplified: large rates of the paper's schedule at a tiny d_model,
     # and an unscaled softmax that saturates (d_k = 64).
     "paper_schedule_tiny": ("--task reverse --d-model 16 --heads 2 --d-ff 32 --lr paper:2:50 --steps 200", False),
@@ -234,7 +242,33 @@ def nn_layers_check(ck):
     diff = np.max(np.abs(nn_logits - lab_logits))
     bound = 1e-5 * max(1.0, np.max(np.abs(lab_logits)))
     problems = [] if diff <= bound else [f"nn.Transformer*Layer logits differ by {diff:.3g} > {bound:.3g}"]
-    return f"nn layers' logits max |Δ| {diff:.2e} (bound {bound:.1e})", problems
+    text = f"nn layers' logits max |Δ| {diff:.2e} (bound {bound:.1e})"
+    if 1 < ref.kv_heads(c) < c["heads"]:  # with 2+ groups their order matters: .repeat instead of repeat_interleave must not agree
+        with torch.no_grad():
+            cycled = ref.nn_model(ck, "final", cycle=True).eval()(src, dec_in).double().numpy()
+        wrong = np.max(np.abs(cycled - lab_logits))
+        text += f"; groups cycled (.repeat) |Δ| {wrong:.2e}"
+        if not wrong > 100 * bound:
+            problems.append(f"K/V groups in the wrong order still agree ({wrong:.3g}): the check cannot see the order")
+    return text, problems
+
+
+def grouped_check(ck, folder):
+    """Shared key/value heads: in_proj_weight (d + 2·h_kv·d_k, d) in init/ and grad1/, from the flags'
+    numbers (not from the lab's table). (text, problems)"""
+    c = ck.config
+    h, h_kv, d = c["heads"], ref.kv_heads(c), c["d_model"]
+    if h_kv == h:
+        return "", []
+    want = (d + 2 * h_kv * (d // h), d)
+    problems = []
+    for part in ("init", "grad1"):
+        for name in ck.names:
+            if name.endswith("in_proj_weight"):
+                shape = np.load(os.path.join(folder, part, name + ".npy")).shape
+                if shape != want:
+                    problems.append(f"{part}/{name} is {shape}, not {want} for h={h}, kv_heads={h_kv}")
+    return f"; kv_heads {h_kv} of {h}: in_proj_weight {want}", problems
 
 
 def check_config(attnlab, out_root, name, flags, exact):
@@ -257,9 +291,10 @@ def check_config(attnlab, out_root, name, flags, exact):
     drop_text, drop_problems = dropout_check(ck, folder, model32[0])
     loss_text, loss_problems = exact_check(lab, t32, t64) if exact else chaotic_check(ck, lab, t32, t64)
     nn_text, nn_problems = nn_layers_check(ck)
-    problems += grad_problems + loss_problems + nn_problems + drop_problems
+    gqa_text, gqa_problems = grouped_check(ck, folder)
+    problems += grad_problems + loss_problems + nn_problems + drop_problems + gqa_problems
     print(f"{'ok  ' if not problems else 'FAIL'} {name}: {len(ck.names)} tensors, step-1 grads worst {worst:.3f} of the "
-          f"bound ({worst_name}), max |Δ| {grad_abs:.1e}; {loss_text}; {nn_text}{drop_text}")
+          f"bound ({worst_name}), max |Δ| {grad_abs:.1e}; {loss_text}; {nn_text}{drop_text}{gqa_text}")
     for p in problems:
         print(f"     {p}")
     return not problems

@@ -179,6 +179,10 @@ def main():
             for i, what in enumerate(mask_story(*cfg, n)):
                 print("\t".join([f"mask_wrong_length:n={n}:step:{i}"] + [str(v) for v in cfg] + [what]))
     print("\t".join(["claim:tutorial_mha_dk_128", "512", "8", "10", "10", "2", tutorial_mha_with_dk_128()]))
+    # Grouped-query K/V: which group each query head reads, .repeat against repeat_interleave (h 4, h_kv 2).
+    groups = torch.arange(2).view(1, 2, 1, 1)
+    tiled, interleaved = groups.repeat(1, 2, 1, 1).flatten().tolist(), groups.repeat_interleave(2, dim=1).flatten().tolist()
+    print("\t".join(["claim:gqa_repeat_groups", "8", "4", "4", "4", "2", f"repeat {tiled} repeat_interleave {interleaved}"]))
     plain, anomaly = anomaly_text()
     print("\t".join(["claim:nan_backward", "0", "4", "4", "4", "1", plain]))
     print("\t".join(["claim:nan_backward_anomaly", "0", "4", "4", "4", "1", anomaly]))

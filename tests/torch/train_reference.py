@@ -4,10 +4,12 @@ batches/, loss.npy, lr.npy, grad1/, logits.npy).
 
 Two independent models, written from the paper and the manifest, not from the C++:
   FunctionalModel  torch.nn.functional ops (any dtype; every switch: scaling, PE sinusoidal or
-                   learned, biases, dropout with the lab's masks)
+                   learned, biases, dropout with the lab's masks, shared key/value heads: manifest
+                   kv_heads, in_proj_weight (d + 2 h_kv d_k, d), repeat_interleave)
   NnModel          nn.TransformerEncoderLayer / nn.TransformerDecoderLayer stacks that
                    load the checkpoint with load_state_dict (scaling and biases on; evaluation,
-                   so no dropout)
+                   so no dropout; grouped-query checkpoints as the MHA with K/V rows repeated,
+                   as_multi_head)
 and replay(), which trains a FunctionalModel on the recorded batches with
 torch.optim.Adam at the recorded rates.
 
@@ -127,6 +129,35 @@ def task_loss(logits, dec_out, loss_mask, label_smoothing):
     return F.cross_entropy(logits[keep], dec_out[keep], label_smoothing=label_smoothing)
 
 
+def kv_heads(c):
+    """The manifest's key/value heads (written when set; 0 or absent: one per query head)."""
+    return c.get("kv_heads", 0) or c["heads"]
+
+
+def as_multi_head(c, state, cycle=False):
+    """A grouped-query checkpoint as nn.MultiheadAttention's state: shared key/value heads are an MHA
+    whose K and V rows are their group's rows repeated, head i's rows group i // (h // h_kv)'s
+    (repeat_interleave). Plain MHA state is returned as it is. cycle: the classic bug instead,
+    .repeat (head i reads group i % h_kv), for a check that must disagree."""
+    h, h_kv = c["heads"], kv_heads(c)
+    if h_kv == h:
+        return state
+    d = c["d_model"]
+    dk = d // h
+    out = dict(state)
+    for key, value in state.items():
+        if not key.endswith(("in_proj_weight", "in_proj_bias")):
+            continue
+        t = torch.as_tensor(value)
+        q, k, v = t[:d], t[d:d + h_kv * dk], t[d + h_kv * dk:]
+        def widen(x):
+            groups = x.reshape(h_kv, dk, *x.shape[1:])
+            tiled = groups.repeat(h // h_kv, *([1] * (groups.dim() - 1))) if cycle else groups.repeat_interleave(h // h_kv, dim=0)
+            return tiled.reshape(d, *x.shape[1:])
+        out[key] = torch.cat([q, widen(k), widen(v)]).numpy()
+    return out
+
+
 def causal_keep(n):
     return torch.ones(n, n, dtype=torch.bool).tril()
 
@@ -162,15 +193,21 @@ class FunctionalModel:
         xq, xkv = tap(prefix + "/x", xq), tap(prefix + "/mem", xkv)
         w = p[prefix + ".in_proj_weight"]
         d = w.shape[1]
-        b = p.get(prefix + ".in_proj_bias")
-        bq, bk, bv = (b[:d], b[d:2 * d], b[2 * d:]) if b is not None else (None, None, None)
-        q, k, v = F.linear(xq, w[:d], bq), F.linear(xkv, w[d:2 * d], bk), F.linear(xkv, w[2 * d:], bv)
-        q, k, v = tap(prefix + "/q", q), tap(prefix + "/k", k), tap(prefix + "/v", v)
-        B, Lq, Lk, h = q.shape[0], q.shape[1], k.shape[1], c["heads"]
+        h, h_kv = c["heads"], kv_heads(c)
         dk = d // h
+        kv = h_kv * dk  # K's and V's width: d_model, or h_kv * d_k with shared key/value heads
+        b = p.get(prefix + ".in_proj_bias")
+        bq, bk, bv = (b[:d], b[d:d + kv], b[d + kv:]) if b is not None else (None, None, None)
+        q, k, v = F.linear(xq, w[:d], bq), F.linear(xkv, w[d:d + kv], bk), F.linear(xkv, w[d + kv:], bv)
+        q, k, v = tap(prefix + "/q", q), tap(prefix + "/k", k), tap(prefix + "/v", v)
+        B, Lq, Lk = q.shape[0], q.shape[1], k.shape[1]
         q = tap(prefix + "/q_heads", q.view(B, Lq, h, dk).transpose(1, 2))
-        k = tap(prefix + "/k_heads", k.view(B, Lk, h, dk).transpose(1, 2))
-        v = tap(prefix + "/v_heads", v.view(B, Lk, h, dk).transpose(1, 2))
+        k = k.view(B, Lk, h_kv, dk).transpose(1, 2)
+        v = v.view(B, Lk, h_kv, dk).transpose(1, 2)
+        if h_kv < h:  # grouped-query: query head i reads key/value head i // (h // h_kv)
+            k = tap(prefix + "/k_groups", k).repeat_interleave(h // h_kv, dim=1)
+            v = tap(prefix + "/v_groups", v).repeat_interleave(h // h_kv, dim=1)
+        k, v = tap(prefix + "/k_heads", k), tap(prefix + "/v_heads", v)
         s = tap(prefix + "/scores", q @ k.transpose(-2, -1))
         if c["scale"]:
             s = s / math.sqrt(dk)
@@ -321,9 +358,10 @@ class NnModel(torch.nn.Module):
         return task_loss(self.forward(src, dec_in), dec_out, loss_mask, self.c["label_smoothing"])
 
 
-def nn_model(ck, part):
+def nn_model(ck, part, cycle=False):
     model = NnModel(ck.config)
-    model.load_state_dict({n: torch.from_numpy(v) for n, v in ck.params(part).items()}, strict=False)
+    state = as_multi_head(ck.config, ck.params(part), cycle)  # grouped-query: the groups' K/V rows repeated
+    model.load_state_dict({n: torch.from_numpy(v) for n, v in state.items()}, strict=False)
     missing = set(model.state_dict()) - set(ck.names) - {"pe"}
     if missing:
         raise ValueError(f"checkpoint lacks {sorted(missing)}")

@@ -77,11 +77,19 @@ void draw_step_text(LabApp& app, const DecodeStep& st, const ModelShape& m) {
     const Msg row(st.generated ? UiStr::ui_kv_row_generated : UiStr::ui_kv_row_prompt, st.position, token_text(app, st.token_in),
                   token_text(app, st.token_out));
     text_wrapped("%s", say(app, row).c_str());
-    text_wrapped("%s", say(app, Msg(UiStr::ui_kv_cache_shape, m.heads, st.position + 1, m.d_k(), m.layers, m.layers, m.heads,
-                                    st.position + 1, m.d_k(), count(kv_cache_bytes(m, st.position + 1))))
+    const int h_kv = m.h_kv(), t = st.position + 1;
+    text_wrapped("%s", say(app, Msg(UiStr::ui_kv_cache_shape, h_kv, t, m.d_k(), m.layers, m.layers, h_kv, t, m.d_k(),
+                                    count(kv_cache_bytes(m, t))))
                            .c_str());
+    if (m.grouped()) {  // what sharing saves: the same model with a K and V head per query head
+        ModelShape mha = m;
+        mha.kv_heads = 0;
+        text_wrapped("%s", say(app, Msg(UiStr::ui_kv_grouped_saving, m.heads, h_kv, m.heads / h_kv, m.heads / h_kv,
+                                        count(kv_cache_bytes(mha, t))))
+                               .c_str());
+    }
     if (m.kind == ModelKind::EncoderDecoder)
-        text_wrapped_disabled(say(app, Msg(UiStr::ui_kv_cross, m.heads, m.src_len, m.d_k())).c_str());
+        text_wrapped_disabled(say(app, Msg(UiStr::ui_kv_cross, h_kv, m.src_len, m.d_k())).c_str());
     text_wrapped("%s", say(app, Msg(UiStr::ui_kv_cost, count(st.cached.flops), count(st.cached.bytes), count(st.full.flops),
                                     count(st.full.bytes), st.full.flops / std::max(1.0, st.cached.flops)))
                            .c_str());
@@ -107,9 +115,10 @@ std::vector<float> stacked(int rows, int cols, RowOf row_of) {
 void draw_head(LabApp& app, const DecodeRun& run, int head, int last, const std::vector<std::string>& tokens, float side) {
     const ModelShape& m = app.training.trainer->layout().shape;
     const int d_k = m.d_k(), l = app.kv.layer, rows = last + 1;
+    const int group = head / (m.heads / m.h_kv());  // the cached key/value head this query head reads
     const std::vector<float> keys = stacked(rows, d_k, [&](int r, int* n) {
         *n = d_k;
-        return run.steps[static_cast<size_t>(r)].key[static_cast<size_t>(l)].data() + static_cast<size_t>(head) * d_k;
+        return run.steps[static_cast<size_t>(r)].key[static_cast<size_t>(l)].data() + static_cast<size_t>(group) * d_k;
     });
     const std::vector<float> weights = stacked(rows, rows, [&](int r, int* n) {
         *n = r + 1;
@@ -209,7 +218,7 @@ Json kv_cache_json(const LabApp& app) {
             {"max_abs_diff", st.max_abs_diff}, {"bound", st.bound},      {"cache_bytes", kv_cache_bytes(m, step + 1)},
             {"timed_runs", kv.timing.runs},  {"cached_ms", kv.timing.cached_ms}, {"recompute_ms", kv.timing.recompute_ms},
             {"flops_cached", st.cached.flops}, {"flops_full", st.full.flops}, {"tokens", kv.run.tokens},
-            {"layers", m.layers},        {"heads", m.heads},             {"d_k", m.d_k()}};
+            {"layers", m.layers},        {"heads", m.heads},             {"kv_heads", m.h_kv()},         {"d_k", m.d_k()}};
 }
 
 }  // namespace lab

@@ -131,6 +131,7 @@ constexpr CodeComment kCodeComments[] = {
     {"row_per_query", Str::exp_code_row_per_query, false}, {"already_2k", Str::exp_code_already_2k, false},
     {"section35", Str::exp_code_section35, false},         {"dk_written", Str::exp_code_dk_written, false},
     {"blocked_numpy", Str::exp_code_blocked_numpy, false}, {"or_masked_fill", Str::exp_code_or_masked_fill, false},
+    {"cycles_groups", Str::exp_code_cycles_groups, false}, {"reads_its_group", Str::exp_code_reads_its_group, false},
 };
 
 // A registry line as the reader sees it: the run's values written in (fill_in), the code
@@ -277,6 +278,23 @@ void run_k_instead_of_kt(const MistakeContext& x, MistakeResult& r) {
         for (int a = 0; a < x.Lkv; ++a)
             for (int b = 0; b < x.dk; ++b) kt[s * x.Lkv * x.dk + b * x.Lkv + a] = k[s * x.Lkv * x.dk + a * x.dk + b];
     finish_from_heads(x, r, x.tr[TensorId::QHeads].data, kt, x.tr[TensorId::VHeads].data);
+}
+
+// Grouped-query K and V repeated with .repeat (tiling): query head i gets group i % h_kv, where
+// repeat_interleave gives it group i / (h / h_kv). Same shapes, no error.
+void run_gqa_wrong_order(const MistakeContext& x, MistakeResult& r) {
+    const int h_kv = x.c.h_kv();
+    const long slice = static_cast<long>(x.Lkv) * x.dk;
+    auto tiled = [&](const Floats& groups) {
+        Floats heads(static_cast<size_t>(x.B) * x.h * slice);
+        for (int b = 0; b < x.B; ++b)
+            for (int head = 0; head < x.h; ++head) {
+                const float* from = groups.data() + (static_cast<long>(b) * h_kv + head % h_kv) * slice;
+                std::copy(from, from + slice, heads.begin() + (static_cast<long>(b) * x.h + head) * slice);
+            }
+        return heads;
+    };
+    finish_from_heads(x, r, x.tr[TensorId::QHeads].data, tiled(x.tr[TensorId::KGroups].data), tiled(x.tr[TensorId::VGroups].data));
 }
 
 // ---- how their symptoms are said -----------------------------------------------------
@@ -606,6 +624,13 @@ Msg say_additive_mask_convention(const MistakeContext& x, const MistakeResult& r
     return m;
 }
 
+Msg say_gqa_wrong_order(const MistakeContext& x, const MistakeResult& r) {
+    const int h_kv = x.c.h_kv(), n = x.h / h_kv;
+    int wrong = 0;
+    for (int head = 0; head < x.h; ++head) wrong += head % h_kv != head / n;
+    return with_nan_note(Msg(Str::exp_mistake_gqa_order_symptom, x.B, x.h, x.Lkv, x.dk, wrong, x.h, h_kv, n, pct(r.output_diff)), r);
+}
+
 // Tutorial 000 quotes a view error for a view that runs.
 Msg claim_wrong_split_view(const MistakeContext& x, const MistakeResult& r) {
     const long size = static_cast<long>(x.B) * x.Lq * x.d;
@@ -671,7 +696,23 @@ const std::vector<MistakeSpec> kMistakes = {
      "scores = scores + mask * -1e9   # {#blocked_numpy}",
      "scores = scores + (1 - mask) * -1e9   # {#or_masked_fill}", run_additive_mask_convention,
      say_additive_mask_convention},
+    {"gqa_wrong_order", Str::exp_mistake_gqa_order_title,
+     "k = k_groups.repeat(1, h // h_kv, 1, 1)   # {#cycles_groups}\nv = v_groups.repeat(1, h // h_kv, 1, 1)",
+     "k = k_groups.repeat_interleave(h // h_kv, dim=1)   # {#reads_its_group}\nv = v_groups.repeat_interleave(h // h_kv, dim=1)",
+     run_gqa_wrong_order, say_gqa_wrong_order, nullptr, MaskKind::Causal, true},
 };
+
+// A grouped mistake's sizes: the base's heads when they make two groups of two or more (h even,
+// at least 4, dividing d_model), else the nearest such h, else d_model 8 with h 4; h_kv = h / 2.
+void use_two_groups(AttentionConfig& c) {
+    c.raw = false;
+    for (int h = std::max(4, c.heads); h <= c.d_model; ++h)
+        if (h % 2 == 0 && c.d_model % h == 0) {
+            c.heads = h, c.kv_heads = h / 2;
+            return;
+        }
+    c.d_model = std::max(8, (c.d_model + 3) / 4 * 4), c.heads = 4, c.kv_heads = 2;
+}
 
 // The buggy run's numbers against the correct run's.
 void measure(const MistakeContext& x, MistakeResult& r) {
@@ -719,7 +760,8 @@ const KeyTable<MistakeOptions>& mistake_option_keys() {
 MistakeResult run_mistake(const MistakeSpec& m, const AttentionConfig& base, const MistakeOptions& options) {
     AttentionConfig c = base;
     c.mask = m.mask;
-    c.kv_heads = 0;  // the mistakes are in plain multi-head code: K and V have h heads of their own
+    c.kv_heads = 0;  // the mistakes are in plain multi-head code: K and V have h heads of their own ...
+    if (m.grouped) use_two_groups(c);  // ... but the grouped-query one
     c.padding_lengths.clear();
     c.custom_keep.clear();
     const AttentionInputs in = make_inputs(c);

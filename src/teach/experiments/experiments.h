@@ -161,6 +161,9 @@ struct MistakeSpec {
     // The mask it runs with: causal (so future_weight means something), or none for a line
     // the tutorials call without a mask (an encoder's self-attention).
     MaskKind mask = MaskKind::Causal;
+    // Grouped-query code (K and V with h_kv = h / 2 heads of their own, h even and at least 4, so
+    // there are two groups of two or more); every other mistake is plain multi-head attention.
+    bool grouped = false;
 };
 // Every mistake, in the order the panel lists them.
 const std::vector<MistakeSpec>& mistakes();
