@@ -329,7 +329,12 @@ void draw_stage_view(LabApp& app, const PanelRect& r) {
     const float cell_w = wide ? avail.x : (avail.x - gap * (n - 1)) / n;
     // Stacked, the children and the spacing between them fill the height exactly: a pixel more
     // would bring a scrollbar, narrow the view and change the layout the next frame.
-    const float cell_h = wide ? (avail.y - ImGui::GetStyle().ItemSpacing.y * (n - 1)) / n : avail.y;
+    float cell_h = wide ? (avail.y - ImGui::GetStyle().ItemSpacing.y * (n - 1)) / n : avail.y;
+    // Too many stacked maps for the height (the split stage's eight with the bottom tabs open at
+    // 1024x640): each keeps its title and a map its colour scale's numbers fit beside, and the
+    // panel scrolls. Decided by the height alone, so a scrollbar's width cannot flip it back.
+    const float readable = ImGui::GetTextLineHeightWithSpacing() * 3;  // title, colour scale, a line of map
+    if (wide && cell_h < readable) cell_h = readable;
     for (int i = 0; i < n; ++i) {
         if (i && !wide) ImGui::SameLine(0, gap);
         // Heads as small multiples keep a readable height and scroll when they need more (the
