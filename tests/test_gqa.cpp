@@ -7,6 +7,7 @@
 
 #include "attention/config.h"
 #include "base/message.h"
+#include "trace/cost_model.h"
 #include "trace/invariants.h"
 #include "model_trace/backward_trace.h"
 #include "trace/trace.h"
@@ -91,4 +92,18 @@ TEST_CASE("the backward through the repeat: d_w_k against finite differences of 
         INFO("w_k[" << at << "]: analytic " << d_wk.data[at] << ", finite difference " << fd);
         CHECK(std::abs(d_wk.data[at] - fd) <= 2e-3 + 2e-2 * std::abs(fd));
     }
+}
+
+TEST_CASE("the cost model counts W^K and W^V at h_kv·d_k columns and the repeat's copy") {
+    AttentionConfig mha = grouped_config(4, 0), gqa = grouped_config(4, 2);  // d 16, L 5, B 2; kv_dim 16 and 8
+    const double B = 2, L = 5, d = 16;
+    CHECK(stage_cost(mha, StageId::Project).flops == 3 * (2 * B * L * d * d + B * L * d));
+    CHECK(stage_cost(gqa, StageId::Project).flops == 2 * B * L * d * d + B * L * d + 2 * (2 * B * L * d * 8 + B * L * 8));
+    CHECK(stage_cost(gqa, StageId::Project).bytes == 4 * (2 * B * L * d + 2 * B * L * (d + 8) + d * d + 2 * d * 8));
+    // The split: views and transposes as before, plus the repeat reading 2 groups and writing 4 heads, for K and V.
+    CHECK(stage_cost(mha, StageId::SplitHeads).bytes == 4 * 2 * B * 3 * L * d);
+    CHECK(stage_cost(gqa, StageId::SplitHeads).bytes == 4 * 2 * B * (L * d + 2 * L * 8) + 4 * 2 * (B * L * 8 + B * 4 * L * 4));
+    // From the scores on, nothing changes: every query head still has its own (copied) K and V.
+    for (StageId s : {StageId::Scores, StageId::Softmax, StageId::Context, StageId::Output})
+        CHECK(stage_cost(gqa, s).flops == stage_cost(mha, s).flops);
 }

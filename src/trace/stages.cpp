@@ -75,8 +75,9 @@ const std::vector<StageInfo> kRawStages = {
      "return output, attn_weights", Str::raw_skip_output, T::Output, {{T::Output}}},
 };
 
-// Grouped-query attention (kv_heads < heads): the ten stages, with W^K and W^V narrower and the
-// split stage showing K's groups and their repeat to the query heads; the rest is unchanged
+// Grouped-query attention (kv_heads < heads): the ten stages, with W^K and W^V narrower (the project
+// stage's formula says so) and the split stage (its title and formula too) showing K's groups and
+// their repeat to the query heads; the rest is unchanged
 // (the scores read k_heads, which now holds each query head's copy of its group).
 std::vector<StageInfo> make_grouped_stages() {
     std::vector<StageInfo> t = kStages;
@@ -84,11 +85,14 @@ std::vector<StageInfo> make_grouped_stages() {
     project.pytorch = "q = self.w_q(x)   # nn.Linear(d_model, d_model)\n"
                       "k, v = self.w_k(x), self.w_v(x)   # nn.Linear(d_model, h_kv * d_k): h_kv key/value heads";
     project.why = Str::stage_project_grouped_why;
+    project.formula = Str::stage_project_grouped_formula;
     StageInfo& split = t[static_cast<int>(StageId::SplitHeads)];
     split.pytorch = "q = q.view(B, L, h, d_k).transpose(1, 2)   # (B, h, L, d_k)\n"
                     "k = k.view(B, L, h_kv, d_k).transpose(1, 2)   # (B, h_kv, L, d_k), the same for v\n"
                     "k = k.repeat_interleave(h // h_kv, dim=1)   # (B, h, L, d_k): query head i reads group i // (h // h_kv)";
     split.why = Str::stage_split_grouped_why;
+    split.title = Str::stage_split_grouped_title;
+    split.formula = Str::stage_split_grouped_formula;
     split.shows = {{T::Q}, {T::QHeads, true}, {T::K}, {T::KGroups, true}, {T::KHeads, true}};
     return t;
 }

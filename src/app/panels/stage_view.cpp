@@ -100,12 +100,15 @@ void show_slice(LabApp& app, TensorId id, int head, int col_group, bool short_ti
     std::string title = t.name + "  " + shape_on_screen(app, t);
     if (s.prefix.size() == 1) title += say(app, Msg(UiStr::ui_stage_title_item, s.prefix[0]));
     const bool heads = s.prefix.size() == 2 && !app.trace.config.raw;  // raw SDPA: one attention, no head to name
-    if (s.prefix.size() == 2) title += say(app, heads ? Msg(UiStr::ui_stage_title_item_head, s.prefix[0], head) : Msg(UiStr::ui_stage_title_item, s.prefix[0]));
-    if (short_title) title = say(app, Msg(UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
+    const bool group = t.dims.size() == 4 && t.dims[1] == "h_kv";     // k_groups, v_groups: key/value groups
+    if (s.prefix.size() == 2)
+        title += say(app, !heads ? Msg(UiStr::ui_stage_title_item, s.prefix[0])
+                                 : Msg(group ? UiStr::ui_stage_title_item_group : UiStr::ui_stage_title_item_head, s.prefix[0], head));
+    if (short_title) title = say(app, Msg(group ? UiStr::ui_stage_title_group : UiStr::ui_stage_title_head, head, s.row_dim, s.col_dim));
     // The room is the smaller of the region and the clip rectangle (a small multiple's child clips a pixel or two sooner).
     const float room = std::min(ImGui::GetContentRegionAvail().x, ImGui::GetWindowDrawList()->GetClipRectMax().x - ImGui::GetCursorScreenPos().x);
-    if (short_title && ImGui::CalcTextSize(title.c_str()).x > room)
-        title = say(app, Msg(UiStr::ui_stage_title_head_short, head));  // a small multiple: its shape is in the title above
+    if (short_title && ImGui::CalcTextSize(title.c_str()).x > room)  // a small multiple: its shape is in the title above
+        title = say(app, Msg(group ? UiStr::ui_stage_title_group_short : UiStr::ui_stage_title_head_short, head));
     text_wrapped_colored(heads ? ImGui::ColorConvertU32ToFloat4(head_color(head)) : ImGui::GetStyleColorVec4(ImGuiCol_Text),
                          title.c_str());
     const std::vector<std::string> rows = axis_labels(app, s.row_dim, s.rows);
