@@ -13,8 +13,8 @@
 namespace lab {
 
 std::string train_usage() {
-    return "usage: attnlab train [--task copy|reverse|sort|induction|coref] [--lang zh|en] [--layers N] [--heads H] [--d-model D] [--d-ff F]\n"
-           "                     [--vocab V] [--length L] [--gap G] [--batch B] [--steps S] [--seed K] [--no-scale] [--no-pe]\n"
+    return "usage: attnlab train [--task copy|reverse|sort|induction|coref] [--lang zh|en] [--layers N] [--heads H] [--kv-heads N]\n"
+           "                     [--d-model D] [--d-ff F] [--vocab V] [--length L] [--gap G] [--batch B] [--steps S] [--seed K] [--no-scale] [--no-pe]\n"
            "                     [--position sinusoid|learned] [--no-bias] [--label-smoothing E] [--dropout P]\n"
            "                     [--lr paper[:FACTOR[:WARMUP]]|const:RATE]\n"
            "                     [--eval-every N] [--eval-size N] [--target-exact A] [--out DIR] [--save all|final] [--quiet]\n"
@@ -25,6 +25,8 @@ std::string train_usage() {
            "  --gap G (induction): s, a random gap of 0..G symbols, s again (default G = L); --gap 0 is s s\n"
            "  --dropout P: P_drop in [0, 0.99] on each sublayer's output and on embeddings + PE in training steps\n"
            "    (inverted: kept values scaled by 1/(1-P); evaluation does not drop); default 0\n"
+           "  --kv-heads N: K and V get N heads, each shared by heads / N query heads (grouped-query; 1 = multi-query);\n"
+           "    N divides heads; 0 (default) = heads, plain multi-head attention\n"
            "  --position learned: a learned table pos_embedding.weight (max length x d_model) instead of the sinusoids\n"
            "  --target-exact A stops at the first evaluation whose held-out exact accuracy is at least A\n"
            "  --out DIR writes manifest.json, init/ final/ grad1/ (PyTorch state_dict names, float32 .npy),\n"
