@@ -260,7 +260,9 @@ DecodeCost decode_step_cost(const ModelShape& m, int t, bool cached) {
     // and read) and the activations (q, context, out, FFN hidden: written and read).
     const double attn_w = 2 * d * d + 2 * d * kv_w;
     const double weights = N * (attn_w + 2 * d * dff + (cross ? attn_w : 0)) + d * V;
-    const double kv = cached ? 2 * h_kv * n * dk + 2 * kv_w : 2 * 2 * h_kv * n * dk;
+    // Without the cache a grouped model also copies its n rows of groups to h heads (repeat_interleave).
+    const double repeat = m.grouped() ? 2 * (h_kv + h) * n * dk : 0;
+    const double kv = cached ? 2 * h_kv * n * dk + 2 * kv_w : 2 * 2 * h_kv * n * dk + repeat;
     const double acts = 2 * (3 * d + dff) * rows + 2 * h * rows * n + (cross ? 2 * h_kv * S * dk + 2 * h * rows * S : 0);
     c.bytes = 4 * (weights + rows * d + N * (kv + acts));
     return c;

@@ -32,6 +32,12 @@ for run in "${runs[@]}"; do
   "$attnlab" train ${run#*:} --eval-every 1000 --quiet --out "$out/$name" > /dev/null || { echo "train $name failed"; exit 1; }
 done
 
+# The grouped runs are grouped (the checks below read the sizes from the manifest): the flags' kv_heads.
+for pair in gqa20:2 mqa20:1; do
+  grep -q "\"kv_heads\": ${pair#*:}" "$out/${pair%%:*}/manifest.json" ||
+    { echo "FAIL: $out/${pair%%:*}/manifest.json does not say kv_heads ${pair#*:}"; exit 1; }
+done
+
 total=0
 ok=0
 check() {  # check CHECKPOINT PART SAMPLE

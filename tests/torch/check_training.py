@@ -33,8 +33,9 @@ DIR/lr.npy with torch.optim.Adam, and checks
     1e-5 · max(1, max |logit|);
   - runs with shared key/value heads (kv_heads): the functional replay splits in_proj_weight
     (d + 2·h_kv·d_k, d) and repeat_interleaves the groups; nn layers load the MHA whose K/V rows
-    are the groups' rows repeated (train_reference.as_multi_head). Its two halves are checked apart:
-    in_proj_weight's shape against the manifest, and the tied heads' weights equal within each group.
+    are the groups' rows repeated (train_reference.as_multi_head), and with 2+ groups the groups
+    cycled (.repeat) must disagree; the manifest must hold the flags' --kv-heads (else every replay
+    would pass as plain MHA) and in_proj_weight its (d + 2·h_kv·d_k, d) shape.
 The first line names the BLAS this process runs on (Debian's torch takes libblas.so.3 from the
 first folder of LD_LIBRARY_PATH that has one, then the system's alternative).
 Prints one line per configuration; exits 1 if any check fails.
@@ -43,6 +44,7 @@ Prints one line per configuration; exits 1 if any check fails.
 """
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -253,11 +255,14 @@ def nn_layers_check(ck):
     return text, problems
 
 
-def grouped_check(ck, folder):
-    """Shared key/value heads: in_proj_weight (d + 2·h_kv·d_k, d) in init/ and grad1/, from the flags'
-    numbers (not from the lab's table). (text, problems)"""
+def grouped_check(ck, folder, flags):
+    """Shared key/value heads: the manifest holds the flags' --kv-heads (so the replays above did not
+    pass as plain MHA), and in_proj_weight is (d + 2·h_kv·d_k, d) in init/ and grad1/. (text, problems)"""
     c = ck.config
     h, h_kv, d = c["heads"], ref.kv_heads(c), c["d_model"]
+    asked = re.search(r"--kv-heads (\d+)", flags)
+    if asked and int(asked.group(1)) != h_kv:
+        return "", [f"--kv-heads {asked.group(1)} asked, the manifest says kv_heads {h_kv}"]
     if h_kv == h:
         return "", []
     want = (d + 2 * h_kv * (d // h), d)
@@ -291,7 +296,7 @@ def check_config(attnlab, out_root, name, flags, exact):
     drop_text, drop_problems = dropout_check(ck, folder, model32[0])
     loss_text, loss_problems = exact_check(lab, t32, t64) if exact else chaotic_check(ck, lab, t32, t64)
     nn_text, nn_problems = nn_layers_check(ck)
-    gqa_text, gqa_problems = grouped_check(ck, folder)
+    gqa_text, gqa_problems = grouped_check(ck, folder, flags)
     problems += grad_problems + loss_problems + nn_problems + drop_problems + gqa_problems
     print(f"{'ok  ' if not problems else 'FAIL'} {name}: {len(ck.names)} tensors, step-1 grads worst {worst:.3f} of the "
           f"bound ({worst_name}), max |Δ| {grad_abs:.1e}; {loss_text}; {nn_text}{drop_text}{gqa_text}")
