@@ -13,7 +13,7 @@
 namespace lab {
 
 std::string train_usage() {
-    return "usage: attnlab train [--task copy|reverse|sort|induction|coref] [--lang zh|en] [--layers N] [--heads H] [--kv-heads N]\n"
+    return "usage: attnlab train [--task copy|reverse|sort|induction|coref|translate] [--lang zh|en] [--layers N] [--heads H] [--kv-heads N]\n"
            "                     [--d-model D] [--d-ff F] [--vocab V] [--length L] [--gap G] [--batch B] [--steps S] [--seed K] [--no-scale] [--no-pe]\n"
            "                     [--position sinusoid|learned] [--no-bias] [--label-smoothing E] [--dropout P]\n"
            "                     [--lr paper[:FACTOR[:WARMUP]]|const:RATE]\n"
@@ -22,6 +22,8 @@ std::string train_usage() {
            "    lr const:0.003 (paper: factor 1, warmup 4000), evaluation every 50 steps on 256 held-out sequences\n"
            "  --task coref: which noun the pronoun refers to (小猫追着球跑，它玩得很开心。), an encoder classifying\n"
            "    its output at the pronoun; --lang zh (default) or en; V and L come from the grammar\n"
+           "  --task translate: English -> Chinese (i washed a big car at home yesterday . -> 我昨天在家洗了一辆大车。),\n"
+           "    an encoder-decoder (2 layers) on one shared vocabulary, greedy decoding to 。; prints held-out BLEU\n"
            "  --gap G (induction): s, a random gap of 0..G symbols, s again (default G = L); --gap 0 is s s\n"
            "  --dropout P: P_drop in [0, 0.99] on each sublayer's output and on embeddings + PE in training steps\n"
            "    (inverted: kept values scaled by 1/(1-P); evaluation does not drop); default 0\n"
@@ -73,10 +75,11 @@ void read_other_flag(const std::vector<std::string>& args, size_t* i, TrainCliPa
 // What needs every flag first: validation, then whether --out can take the checkpoint.
 void check_run(TrainCliParse& p) {
     const TrainConfig r = resolve_train_config(p.options.config);
-    for (const char* fixed_key : {"vocab", "length"}) {  // coref's come from its grammar
+    const std::string grammar = r.task == TaskKind::Coref ? std::string("coref ") + coref_lang_name(r.lang) : task_name(r.task);
+    for (const char* fixed_key : {"vocab", "length"}) {  // coref's and translate's come from their grammar
         const ConfigKey* k = train_keys().find(fixed_key);
-        if (r.task == TaskKind::Coref && k->get(&p.options.config) != 0)
-            p.errors.push_back({k->cli_flag, Msg(Str::train_coref_fixed, fixed_key, coref_lang_name(r.lang), r.vocab, r.length)});
+        if (task_spec(r).grammar() && k->get(&p.options.config) != 0)
+            p.errors.push_back({k->cli_flag, Msg(Str::train_coref_fixed, fixed_key, grammar, r.vocab, r.length)});
     }
     for (const ConfigError& e : validate_train_config(r)) p.errors.push_back({flag_of(e.param), e.message});
     if (p.options.out_dir.empty()) return;
@@ -157,7 +160,7 @@ int run_train_cli(const std::vector<std::string>& args, std::ostream& out, std::
             const EvalReport& e = t.evals().back();
             out << "step " << e.step << "  loss " << fixed(t.losses().back(), 4) << "  held-out loss " << fixed(e.loss, 4)
                 << "  token acc " << fixed(e.token_accuracy, 4) << "  exact acc " << fixed(e.exact_accuracy, 4)
-                << "  steps/s " << fixed(window_steps / (window_ms / 1000.0), 1) << "\n";
+                << (e.bleu >= 0 ? "  BLEU " + fixed(e.bleu, 2) : std::string()) << "  steps/s " << fixed(window_steps / (window_ms / 1000.0), 1) << "\n";
             window_ms = 0, window_steps = 0;
         }
     }
@@ -165,7 +168,7 @@ int run_train_cli(const std::vector<std::string>& args, std::ostream& out, std::
     out << "done: " << t.steps_done() << " steps in " << fixed(train_ms / 1000.0, 3) << " s training ("
         << fixed(t.steps_done() / (train_ms / 1000.0), 1) << " steps/s) + " << fixed(eval_ms / 1000.0, 3)
         << " s evaluation; held-out exact acc " << fixed(last.exact_accuracy, 4) << ", token acc "
-        << fixed(last.token_accuracy, 4) << "\n";
+        << fixed(last.token_accuracy, 4) << (last.bleu >= 0 ? ", BLEU " + fixed(last.bleu, 2) : std::string()) << "\n";
     int code = 0;
     if (t.stop().cause != StopCause::None) {
         err << "attnlab: train: " << render(t.stop().message, Lang::En) << "\n";

@@ -95,7 +95,9 @@ bool emit_batches(Trainer& t, const CheckpointRecord& record, const FileSink& si
     if (spec.model() == ModelKind::EncoderDecoder)
         return sink("batches/src.npy", npy_i64(S, B, spec.src_len(), record.src), error) &&
                sink("batches/tgt_in.npy", npy_i64(S, B, spec.dec_len(), record.dec_in), error) &&
-               sink("batches/tgt_out.npy", npy_i64(S, B, spec.dec_len(), record.dec_out), error);
+               sink("batches/tgt_out.npy", npy_i64(S, B, spec.dec_len(), record.dec_out), error) &&
+               (!spec.has_loss_mask() ||  // translate: the targets after 。 are not counted
+                sink("batches/tgt_mask.npy", npy_i64(S, B, spec.dec_len(), record.loss_mask), error));
     return sink("batches/tokens.npy", npy_i64(S, B, spec.dec_len(), record.dec_in), error) &&
            sink("batches/targets.npy", npy_i64(S, B, spec.dec_len(), record.dec_out), error) &&
            sink("batches/loss_mask.npy", npy_i64(S, B, spec.dec_len(), record.loss_mask), error);
@@ -145,9 +147,11 @@ std::string checkpoint_manifest(const Trainer& t) {
     j["params"] = params;
     j["steps"] = t.steps_done();
     ojson evals = ojson::array();
-    for (const EvalReport& e : t.evals())
+    for (const EvalReport& e : t.evals()) {
         evals.push_back({{"step", e.step}, {"loss", e.loss}, {"token_accuracy", e.token_accuracy},
                          {"exact_accuracy", e.exact_accuracy}});
+        if (e.bleu >= 0) evals.back()["bleu"] = e.bleu;  // translate only
+    }
     j["evals"] = evals;
     if (t.stop().cause != StopCause::None) j["stopped"] = {{"step", t.stop().step}, {"message", render(t.stop().message, Lang::En)}};
     return j.dump(1) + "\n";
@@ -294,6 +298,7 @@ CheckpointHistory checkpoint_history(const std::vector<ArchiveFile>& files) {
             EvalReport r;
             r.step = e.value("step", 0), r.loss = e.value("loss", 0.0);
             r.token_accuracy = e.value("token_accuracy", 0.0), r.exact_accuracy = e.value("exact_accuracy", 0.0);
+            r.bleu = e.value("bleu", -1.0);
             h.evals.push_back(r);
         }
     }

@@ -8,7 +8,7 @@
 //   init/NAME.npy   every parameter before training   } float32, C order, named and shaped
 //   final/NAME.npy  every parameter after S steps      } as PyTorch's state_dict keys
 //   batches/        the int64 batches of every step, (S, B, len): src, tgt_in, tgt_out
-//                   (encoder–decoder) or tokens, targets, loss_mask (decoder-only)
+//                   (encoder–decoder; translate also tgt_mask) or tokens, targets, loss_mask (decoder-only)
 //   loss.npy (S,)   the loss before each update;  lr.npy (S,) the rate of each step (float32)
 //   grad1/NAME.npy  every parameter's gradient at step 1 (float32)
 //   logits.npy      (B, dec_len, vocab_out) the final parameters' logits on step 1's batch
@@ -36,7 +36,7 @@ struct CheckpointRecord {
     std::vector<float> init_params;  // the flat buffer before step 1
     std::vector<float> grad1;        // the flat gradient of step 1
     std::vector<int32_t> src, dec_in, dec_out;  // (S, B, len), appended per step
-    std::vector<uint8_t> loss_mask;             // (S, B, dec_len), decoder-only
+    std::vector<uint8_t> loss_mask;             // (S, B, dec_len), decoder-only and translate
 
     void add_step(const Trainer& t);  // after each step: its batch (and at step 1 its gradient)
 };

@@ -11,7 +11,8 @@
 //                    self-attention + FFN → generator → logits (a classifier: the loss mask picks
 //                    the positions whose output is classified, e.g. the pronoun of `coref`).
 //                    Keys holding the padding token (ModelShape::pad) are masked out, per item,
-//                    as src_key_padding_mask. Its layers are the decoder-only ones without the
+//                    as src_key_padding_mask (an encoder–decoder with pad: its encoder's keys
+//                    and cross-attention's keys, src_ and memory_key_padding_mask). Its layers are the decoder-only ones without the
 //                    causal mask ("layers.0", kept in ModelLayout::decoder / Workspace::dec,
 //                    the stack that feeds the generator), its attentions EncoderSelf blocks.
 // Positions (§3.5, when ModelShape::pe): the sinusoidal table, or a learned one
@@ -246,6 +247,8 @@ struct Workspace {
     std::vector<T> pe;             // (max length, d): the sinusoids (learned positions are parameters)
     std::vector<float> causal_keep;  // (cur_len, cur_len)
     std::vector<float> pad_keep;     // encoder-only: (B, L, L), 0 where the key is the padding token
+    std::vector<float> src_pad_keep;  // encoder–decoder with padding: the encoder's (B, L_src, L_src) ...
+    std::vector<float> memory_keep;   // ... and the cross-attention's (B, cur_len, L_src)
     AlignedVector<T> values, grads;  // the arenas (aligned: see tensor.h)
 
     Workspace() = default;

@@ -157,13 +157,18 @@ uint64_t site_seed(const Workspace<T>& ws, const std::string& site) {
 
 template <typename T>
 AttentionCall<T> self_call(const Workspace<T>& ws, const LayerSlots& s, const LayerCall<T>& c, const ModelShape& m) {
-    if (!ws.pad_keep.empty() && !s.causal)  // encoder-only with padding: one keep per item
-        return {c.x, c.x, c.B, c.L, c.L, ws.pad_keep.data(), static_cast<long>(c.L) * c.L, heads_of(ws, m, c.first_block)};
+    // Padding keys are masked out, one keep per item: the encoder of a padded encoder–decoder
+    // task, or an encoder-only model's layers (the decoder's self-attention is causal).
+    const std::vector<float>& pad = c.stack[0] == 'e' ? ws.src_pad_keep : ws.pad_keep;  // "encoder.layers."
+    if (!pad.empty() && !s.causal)
+        return {c.x, c.x, c.B, c.L, c.L, pad.data(), static_cast<long>(c.L) * c.L, heads_of(ws, m, c.first_block)};
     return {c.x, c.x, c.B, c.L, c.L, s.causal ? ws.causal_keep.data() : nullptr, 0, heads_of(ws, m, c.first_block)};
 }
 template <typename T>
 AttentionCall<T> cross_call(const Workspace<T>& ws, const LayerActs<T>& a, const LayerCall<T>& c, const ModelShape& m) {
-    return {a.ln[0].x, c.memory, c.B, c.L, c.L_mem, nullptr, 0, heads_of(ws, m, c.first_block + 1)};
+    const bool padded = !ws.memory_keep.empty();  // the source's padding keys masked out, per item
+    return {a.ln[0].x, c.memory, c.B, c.L, c.L_mem, padded ? ws.memory_keep.data() : nullptr,
+            padded ? static_cast<long>(c.L) * c.L_mem : 0, heads_of(ws, m, c.first_block + 1)};
 }
 
 // dr: the layer's dropout (a train pass with dropout), else null.
@@ -301,6 +306,30 @@ DropoutActs<T>* dec_dropout(Workspace<T>& ws, const ModelShape& m, size_t i) {
     return dropping(ws, m) ? &ws.dec_drop[i] : nullptr;
 }
 
+// With a padding token (ModelShape::pad): item b's keep (L_q, L_kv) is 0 in the columns whose
+// key, tokens[b·stride + j], is the padding token (src_key_padding_mask, memory_key_padding_mask).
+void build_pad_keep(std::vector<float>& keep, const std::vector<int32_t>& tokens, int stride, int B, int L_q, int L_kv,
+                    int pad) {
+    keep.resize(static_cast<size_t>(B) * L_q * L_kv);
+    for (int b = 0; b < B; ++b)
+        for (int j = 0; j < L_kv; ++j) {
+            const float k = tokens[static_cast<size_t>(b) * stride + j] == pad ? 0.0f : 1.0f;
+            for (int i = 0; i < L_q; ++i) keep[(static_cast<size_t>(b) * L_q + i) * L_kv + j] = k;
+        }
+}
+
+// The decoder's padding keeps for `len` positions: an encoder-only model's self-attention
+// (its keys are dec_in), an encoder–decoder's cross-attention (its keys are src); empty without padding.
+template <typename T>
+void build_decoder_pad_keeps(Workspace<T>& ws, const ModelShape& m, int len) {
+    ws.pad_keep.clear();
+    ws.memory_keep.clear();
+    if (m.pad < 0) return;
+    if (m.kind == ModelKind::EncoderOnly) build_pad_keep(ws.pad_keep, ws.dec_in, ws.dec_len, ws.batch, len, len, m.pad);
+    if (m.kind == ModelKind::EncoderDecoder)
+        build_pad_keep(ws.memory_keep, ws.src, ws.src_len, ws.batch, len, ws.src_len, m.pad);
+}
+
 // The encoder's and the decoder's input slots.
 template <typename T>
 EmbedSlots<T> src_slots(Workspace<T>& ws) {
@@ -315,34 +344,19 @@ EmbedSlots<T> dec_slots(Workspace<T>& ws) {
 
 template <typename T>
 void model_encode(Workspace<T>& ws, const ModelLayout& layout, const T* params) {
+    ws.src_pad_keep.clear();
+    if (layout.shape.pad >= 0)
+        build_pad_keep(ws.src_pad_keep, ws.src, ws.src_len, ws.batch, ws.src_len, ws.src_len, layout.shape.pad);
     embed_forward(src_slots(ws), ws.src.data(), ws.src_len, params, ws, layout, ws.src_len);
     for (size_t i = 0; i < layout.encoder.size(); ++i)
         layer_forward(ws.enc[i], enc_dropout(ws, layout.shape, i), layout.encoder[i], params,
                       encoder_call(ws, static_cast<int>(i)), ws, layout.shape);
 }
 
-namespace {
-
-// Encoder-only with a padding token: item b's keep (L, L) is 0 in the columns whose
-// key is the padding token (src_key_padding_mask); empty otherwise.
-template <typename T>
-void build_pad_keep(Workspace<T>& ws, const ModelShape& m, int len) {
-    ws.pad_keep.clear();
-    if (m.kind != ModelKind::EncoderOnly || m.pad < 0) return;
-    ws.pad_keep.resize(static_cast<size_t>(ws.batch) * len * len);
-    for (int b = 0; b < ws.batch; ++b)
-        for (int j = 0; j < len; ++j) {
-            const float keep = ws.dec_in[static_cast<size_t>(b) * ws.dec_len + j] == m.pad ? 0.0f : 1.0f;
-            for (int i = 0; i < len; ++i) ws.pad_keep[(static_cast<size_t>(b) * len + i) * len + j] = keep;
-        }
-}
-
-}  // namespace
-
 template <typename T>
 void model_decode(Workspace<T>& ws, const ModelLayout& layout, const T* params, int len) {
     const ModelShape& m = layout.shape;
-    build_pad_keep(ws, m, len);
+    build_decoder_pad_keeps(ws, m, len);
     if (ws.causal_keep.size() != static_cast<size_t>(len) * len) {
         AttentionConfig causal;
         causal.mask = MaskKind::Causal;

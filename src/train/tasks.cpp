@@ -12,12 +12,14 @@ const char* task_name(TaskKind task) {
         case TaskKind::Sort: return "sort";
         case TaskKind::Induction: return "induction";
         case TaskKind::Coref: return "coref";
+        case TaskKind::Translate: return "translate";
     }
     return "";
 }
 
 bool parse_task(const std::string& name, TaskKind* out) {
-    for (TaskKind t : {TaskKind::Copy, TaskKind::Reverse, TaskKind::Sort, TaskKind::Induction, TaskKind::Coref})
+    for (TaskKind t : {TaskKind::Copy, TaskKind::Reverse, TaskKind::Sort, TaskKind::Induction, TaskKind::Coref,
+                       TaskKind::Translate})
         if (name == task_name(t)) {
             *out = t;
             return true;
@@ -36,12 +38,29 @@ void coref_example(int32_t* dec_in, int32_t* dec_out, uint8_t* loss_mask, const 
         if (loss_mask) loss_mask[p] = p == s.pronoun ? 1 : 0;
     }
 }
+
+// translate: the English padded with BOS; the Chinese through 。, then 。 again (not counted: a
+// target class of the generator, which scores the vocabulary, not BOS).
+void translate_example(int32_t* src, int32_t* dec_in, int32_t* dec_out, uint8_t* loss_mask, const int32_t* draws,
+                       const TaskSpec& spec) {
+    const TranslatePair p = translate_pair(draws);
+    const TranslateVocab& v = translate_vocab();
+    const int S = spec.src_len(), D = spec.dec_len(), n = static_cast<int>(p.chinese.size());
+    for (int i = 0; i < S; ++i) src[i] = i < static_cast<int>(p.english.size()) ? v.id(p.english[static_cast<size_t>(i)]) : spec.bos();
+    for (int i = 0; i < D; ++i) {
+        dec_out[i] = i < n ? v.id(p.chinese[static_cast<size_t>(i)]) : v.stop;
+        if (loss_mask) loss_mask[i] = i < n ? 1 : 0;
+    }
+    dec_in[0] = spec.bos();
+    std::copy(dec_out, dec_out + D - 1, dec_in + 1);
+}
 }  // namespace
 
 void task_example(int32_t* src, int32_t* dec_in, int32_t* dec_out, uint8_t* loss_mask, const int32_t* draws,
                   const TaskSpec& spec) {
     const int L = spec.length;
     if (spec.kind == TaskKind::Coref) return coref_example(dec_in, dec_out, loss_mask, draws, spec);
+    if (spec.kind == TaskKind::Translate) return translate_example(src, dec_in, dec_out, loss_mask, draws, spec);
     if (spec.model() == ModelKind::DecoderOnly) {
         // s, g BOS, s, G − g BOS, shifted by one between input and target.
         const int G = spec.gap, g = G > 0 ? draws[L] : 0, total = 2 * L + G;
@@ -74,6 +93,11 @@ uint64_t sequence_hash(const int32_t* draws, int count) {
 }
 
 std::string task_token_text(const TaskSpec& spec, int32_t id) {
+    if (spec.kind == TaskKind::Translate) {
+        const std::vector<std::string>& tokens = translate_vocab().tokens;
+        if (id >= 0 && id < static_cast<int32_t>(tokens.size())) return tokens[static_cast<size_t>(id)];
+        return id == spec.bos() ? "BOS" : std::to_string(id);
+    }
     if (id == spec.bos()) return spec.kind == TaskKind::Coref ? "PAD" : "BOS";
     const CorefVocab& v = coref_vocab(spec.lang);
     if (spec.kind == TaskKind::Coref && id >= 0 && id < static_cast<int32_t>(v.tokens.size())) return v.tokens[static_cast<size_t>(id)];
@@ -81,6 +105,7 @@ std::string task_token_text(const TaskSpec& spec, int32_t id) {
 }
 
 std::string task_class_text(const TaskSpec& spec, int32_t cls) {
+    if (spec.kind == TaskKind::Translate) return task_token_text(spec, cls);
     if (spec.kind == TaskKind::Coref && cls >= 0 && cls < kCorefNouns) return coref_vocab(spec.lang).nouns[static_cast<size_t>(cls)];
     return std::to_string(cls);
 }
@@ -92,6 +117,7 @@ std::string shipped_checkpoint_name(const TaskSpec& spec) {
 
 double task_space(const TaskSpec& spec, double cap) {
     if (spec.kind == TaskKind::Coref) return coref_combinations();
+    if (spec.kind == TaskKind::Translate) return static_cast<double>(translate_combinations());
     double n = 1;
     for (int i = 0; i < spec.length && n <= cap; ++i) n *= spec.vocab;
     return n;
@@ -105,6 +131,11 @@ void draw_example(Rng& rng, int32_t* out, const TaskSpec& spec) {
     auto below = [&](int n) { return static_cast<int32_t>(rng.next_u64() % static_cast<uint64_t>(n)); };
     if (spec.kind == TaskKind::Coref) {
         for (int i = 0; i < kCorefDraws; ++i) out[i] = below(coref_draw_bounds()[i]);
+        return;
+    }
+    if (spec.kind == TaskKind::Translate) {
+        for (int i = 0; i < kTranslateDraws; ++i) out[i] = below(translate_draw_bounds()[i]);
+        canonical_translate_draws(out);  // one draw per sentence, so held-out sentences are never trained on
         return;
     }
     if (spec.model() == ModelKind::EncoderDecoder) {
@@ -147,7 +178,7 @@ void TaskStream::next_draws(int32_t* draws) {
 void TaskStream::next_batch(std::vector<int32_t>& src, std::vector<int32_t>& dec_in, std::vector<int32_t>& dec_out,
                             std::vector<uint8_t>& loss_mask, int B) {
     const size_t S = static_cast<size_t>(spec_.src_len()), D = static_cast<size_t>(spec_.dec_len());
-    const bool masked = spec_.model() != ModelKind::EncoderDecoder;
+    const bool masked = spec_.has_loss_mask();
     loss_mask.resize(masked ? B * D : 0);
     for (int b = 0; b < B; ++b) {
         next_draws(draws_.data());

@@ -19,9 +19,15 @@
 //   L with BOS (the padding token, masked out as a key); dec_in = tokens, dec_out = the
 //   referent's noun class at the pronoun (0 elsewhere), loss_mask = 1 at the pronoun only.
 //   V and L are the language's vocabulary size and longest sentence (resolve_train_config).
+//   translate (encoder–decoder), draws = the seven of train/translate.h: src = the English words
+//   padded to the longest English sentence with BOS (the padding token, masked out as a key);
+//   dec_out = the Chinese characters up to and including 。, then 。 again (not counted);
+//   dec_in = BOS, dec_out[0 … L_dec−2]; loss_mask = 1 up to and including 。.
+//   V is the shared vocabulary (English words and Chinese characters) and L its longest
+//   English sentence (resolve_train_config).
 // Greedy decoding generates the positions whose loss_mask is 1 (all positions for
 // encoder–decoder), feeding each prediction back as the next input; everything before
-// them is the prompt.
+// them is the prompt. translate decodes until it writes its stop token 。 (TaskSpec::stop).
 //
 // Random numbers are integers only (SplitMix64, value = next_u64() mod n; distinct
 // symbols by drawing from the shrinking pool of unused ones), so the
@@ -40,13 +46,14 @@
 #include "base/rng.h"
 #include "train/coref.h"
 #include "train/model.h"
+#include "train/translate.h"
 
 namespace lab {
 
-enum class TaskKind { Copy, Reverse, Sort, Induction, Coref };
+enum class TaskKind { Copy, Reverse, Sort, Induction, Coref, Translate };
 constexpr int kMaxTaskVocab = 64;  // symbols; validate_train_config keeps vocab within it
 
-const char* task_name(TaskKind task);  // "copy" | "reverse" | "sort" | "induction" | "coref"
+const char* task_name(TaskKind task);  // "copy" | "reverse" | "sort" | "induction" | "coref" | "translate"
 bool parse_task(const std::string& name, TaskKind* out);
 
 struct TaskSpec {
@@ -61,14 +68,24 @@ struct TaskSpec {
         return kind == TaskKind::Induction ? ModelKind::DecoderOnly : ModelKind::EncoderDecoder;
     }
     int src_len() const { return model() == ModelKind::EncoderDecoder ? length : 0; }
-    int dec_len() const { return model() == ModelKind::DecoderOnly ? 2 * length + gap - 1 : length; }
+    int dec_len() const {
+        if (kind == TaskKind::Translate) return translate_vocab().dec_len;
+        return model() == ModelKind::DecoderOnly ? 2 * length + gap - 1 : length;
+    }
     int draws() const {
         if (kind == TaskKind::Coref) return kCorefDraws;
+        if (kind == TaskKind::Translate) return kTranslateDraws;
         return model() == ModelKind::DecoderOnly && gap > 0 ? length + 1 : length;
     }
     int bos() const { return vocab; }
-    // The classes the generator scores: the V symbols, coref's noun classes.
+    // The classes the generator scores: the V symbols, coref's noun classes, translate's vocabulary.
     int classes() const { return kind == TaskKind::Coref ? kCorefNouns : vocab; }
+    // Sentences from a grammar: vocab and length are the grammar's (resolve_train_config).
+    bool grammar() const { return kind == TaskKind::Coref || kind == TaskKind::Translate; }
+    // BOS pads the input (masked out as a key) and the loss mask says which targets count.
+    bool padded() const { return grammar(); }
+    bool has_loss_mask() const { return model() != ModelKind::EncoderDecoder || kind == TaskKind::Translate; }
+    int stop() const { return kind == TaskKind::Translate ? translate_vocab().stop : -1; }  // greedy ends after it
 };
 
 // A token id as the page and the CLI show it: the symbol's number or BOS; coref's word, PAD

@@ -17,6 +17,7 @@ int default_steps(TaskKind task) {
         case TaskKind::Sort: return 1000;
         case TaskKind::Induction: return 2000;
         case TaskKind::Coref: return 400;
+        case TaskKind::Translate: return 1500;
     }
     return 500;
 }
@@ -25,7 +26,7 @@ int default_steps(TaskKind task) {
 TrainConfig resolve_train_config(const TrainConfig& in) {
     TrainConfig c = in;
     auto fill = [](int& v, int def) { v = v ? v : def; };
-    fill(c.layers, c.task == TaskKind::Induction || c.task == TaskKind::Coref ? 2 : 1);
+    fill(c.layers, c.task == TaskKind::Induction || c.task == TaskKind::Coref || c.task == TaskKind::Translate ? 2 : 1);
     const bool coref = c.task == TaskKind::Coref;  // the smallest model that learns it (README: coref)
     fill(c.heads, coref ? 2 : 4);
     fill(c.d_model, coref ? 16 : 32);
@@ -35,6 +36,10 @@ TrainConfig resolve_train_config(const TrainConfig& in) {
     if (c.task == TaskKind::Coref) {  // fixed by the grammar
         c.vocab = static_cast<int>(coref_vocab(c.lang).tokens.size());
         c.length = coref_vocab(c.lang).max_len;
+    }
+    if (c.task == TaskKind::Translate) {  // fixed by the grammar: the shared vocabulary, the longest English
+        c.vocab = static_cast<int>(translate_vocab().tokens.size());
+        c.length = translate_vocab().src_len;
     }
     if (c.gap < 0) c.gap = c.task == TaskKind::Induction ? c.length : 0;
     fill(c.batch, 32);
@@ -77,7 +82,8 @@ KeyTable<T> make_train_keys() {
                                   {"reverse", nullptr, int(TaskKind::Reverse)},
                                   {"sort", nullptr, int(TaskKind::Sort)},
                                   {"induction", nullptr, int(TaskKind::Induction)},
-                                  {"coref", nullptr, int(TaskKind::Coref)}})
+                                  {"coref", nullptr, int(TaskKind::Coref)},
+                                  {"translate", nullptr, int(TaskKind::Translate)}})
             .flag("--task").hash({"train"}).messages(Str::url_bad_task, Str::io_bad_task, Str::cli_expect_task),
         choice<&T::lang>("lang", {{"zh", nullptr, int(CorefLang::Zh)}, {"en", nullptr, int(CorefLang::En)}})
             .flag("--lang").hash({}).messages(Str::url_bad_lang, Str::io_bad_lang, Str::cli_expect_lang)
@@ -124,7 +130,9 @@ KeyTable<T> make_train_keys() {
 // Every row's range (whole numbers a row leaves to validation, and decimals), then the
 // learning rate's numbers.
 void check_ranges(const T& c, const ConfigLimits& limits, std::vector<ConfigError>& errors) {
+    const bool from_grammar = task_spec(c).grammar();  // its vocab and length are the grammar's, not knobs
     for (const ConfigKey& k : train_keys().rows) {
+        if (from_grammar && (std::string(k.name) == "vocab" || std::string(k.name) == "length")) continue;
         if (k.type == KeyType::Whole && k.validated) {
             const long long v = k.get(&c);
             if (v < k.lo || v > k.max(limits)) errors.push_back({k.name, Msg(Str::train_range_whole, k.name, k.lo, k.max(limits), v)});
@@ -200,7 +208,7 @@ ModelShape model_shape(const TrainConfig& c) {
     m.d_ff = c.d_ff;
     m.vocab_size = c.vocab + 1;
     m.vocab_out = t.classes();
-    m.pad = t.model() == ModelKind::EncoderOnly ? t.bos() : -1;
+    m.pad = t.padded() ? t.bos() : -1;
     m.src_len = t.src_len();
     m.dec_len = t.dec_len();
     m.scale = c.scale;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "base/rng.h"
+#include "train/bleu.h"
 
 namespace lab {
 
@@ -154,6 +155,7 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
     double loss_sum = 0;
     long rows = 0, tokens = 0, tokens_ok = 0;
     int exact = 0;
+    BleuStats bleu;
     std::vector<Sample> items(static_cast<size_t>(ws.batch));
     std::vector<int> begin(items.size()), end(items.size());
     for (int start = 0; start < N; start += ws.batch) {
@@ -182,17 +184,21 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
             int p = s.gen_begin;
             while (p < s.gen_end && argmax(ws.logits.x + (static_cast<long>(b) * D + p) * V, V) == s.dec_out[static_cast<size_t>(p)]) ++p;
             begin[static_cast<size_t>(b)] = b < B ? p : s.gen_end;
-            end[static_cast<size_t>(b)] = s.gen_end;
+            end[static_cast<size_t>(b)] = b < B && spec_.stop() >= 0 ? D : s.gen_end;  // to the stop token
         }
         greedy_batch(ws, begin, end, true);
         for (int b = 0; b < B; ++b) {
             const Sample& s = items[static_cast<size_t>(b)];
-            int ok = begin[static_cast<size_t>(b)] - s.gen_begin;
-            for (int p = begin[static_cast<size_t>(b)]; p < s.gen_end; ++p)
-                ok += greedy_[static_cast<size_t>(b) * D + p] == s.dec_out[static_cast<size_t>(p)];
+            const size_t u = static_cast<size_t>(b);
+            int ok = begin[u] - s.gen_begin;
+            for (int p = begin[u]; p < s.gen_end; ++p) ok += greedy_[u * D + p] == s.dec_out[static_cast<size_t>(p)];
             tokens += s.gen_end - s.gen_begin;
             tokens_ok += ok;
             exact += ok == s.gen_end - s.gen_begin;
+            if (spec_.stop() < 0) continue;
+            std::vector<int32_t> output(s.dec_out.begin() + s.gen_begin, s.dec_out.begin() + begin[u]);  // teacher-forced right
+            output.insert(output.end(), greedy_.begin() + static_cast<long>(u * D) + begin[u], greedy_.begin() + static_cast<long>(u * D) + D);
+            bleu_add(bleu, until_stop(std::move(output)), s.expected());
         }
     }
     ws.head_keep.clear();
@@ -200,6 +206,7 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
     r.loss = rows ? loss_sum / rows : 0;
     r.token_accuracy = tokens ? static_cast<double>(tokens_ok) / tokens : 0;
     r.exact_accuracy = static_cast<double>(exact) / N;
+    if (spec_.stop() >= 0) r.bleu = bleu_score(bleu);
     r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return r;
 }
@@ -248,11 +255,12 @@ std::string Trainer::draws_problem(const std::vector<int32_t>& draws) const {
     if (static_cast<int>(draws.size()) != n)
         return "a sample of " + std::string(task_name(spec_.kind)) + " has " + std::to_string(n) + " values, got " +
                std::to_string(draws.size());
-    if (spec_.kind == TaskKind::Coref) {
+    if (spec_.grammar()) {  // each draw below its bound
+        const int* bounds = spec_.kind == TaskKind::Coref ? coref_draw_bounds() : translate_draw_bounds();
         for (int i = 0; i < n; ++i)
-            if (draws[static_cast<size_t>(i)] < 0 || draws[static_cast<size_t>(i)] >= coref_draw_bounds()[i])
-                return "coref draw " + std::to_string(i) + " is " + std::to_string(draws[static_cast<size_t>(i)]) +
-                       ", not in [0, " + std::to_string(coref_draw_bounds()[i] - 1) + "]";
+            if (draws[static_cast<size_t>(i)] < 0 || draws[static_cast<size_t>(i)] >= bounds[i])
+                return std::string(task_name(spec_.kind)) + " draw " + std::to_string(i) + " is " +
+                       std::to_string(draws[static_cast<size_t>(i)]) + ", not in [0, " + std::to_string(bounds[i] - 1) + "]";
         return "";
     }
     std::vector<uint8_t> seen(static_cast<size_t>(V), 0);
@@ -316,7 +324,7 @@ Sample Trainer::sample_from_draws(const std::vector<int32_t>& draws) const {
     s.src.assign(static_cast<size_t>(spec_.src_len()), 0);
     s.dec_in.assign(static_cast<size_t>(D), 0);
     s.dec_out.assign(static_cast<size_t>(D), 0);
-    const bool masked = spec_.model() != ModelKind::EncoderDecoder;
+    const bool masked = spec_.has_loss_mask();
     if (masked) s.loss_mask.assign(static_cast<size_t>(D), 0);
     task_example(s.src.data(), s.dec_in.data(), s.dec_out.data(), masked ? s.loss_mask.data() : nullptr, s.draws.data(), spec_);
     s.gen_begin = 0;
@@ -357,9 +365,16 @@ std::vector<int32_t> Trainer::greedy_decode(const Sample& s, const std::vector<u
     if (!usable(s, head_keep)) return {};
     sample_ws_.head_keep = head_keep ? *head_keep : std::vector<uint8_t>{};
     fill_sample(sample_ws_, 0, s);
-    greedy_batch(sample_ws_, {s.gen_begin}, {s.gen_end}, false);
+    const int end = spec_.stop() >= 0 ? spec_.dec_len() : s.gen_end;
+    greedy_batch(sample_ws_, {s.gen_begin}, {end}, false);
     fill_sample(sample_ws_, 0, s);  // greedy decoding overwrote dec_in
-    return std::vector<int32_t>(greedy_.begin() + s.gen_begin, greedy_.begin() + s.gen_end);
+    return until_stop(std::vector<int32_t>(greedy_.begin() + s.gen_begin, greedy_.begin() + end));
+}
+
+std::vector<int32_t> Trainer::until_stop(std::vector<int32_t> tokens) const {
+    const auto stop = std::find(tokens.begin(), tokens.end(), spec_.stop());
+    if (spec_.stop() >= 0 && stop != tokens.end()) tokens.erase(stop + 1, tokens.end());
+    return tokens;
 }
 const Workspace<float>* Trainer::run_sample(const Sample& s, const std::vector<uint8_t>* head_keep) {
     if (!usable(s, head_keep)) return nullptr;

@@ -42,6 +42,7 @@ struct EvalReport {
     double loss = 0;            // teacher-forced cross-entropy on the held-out set
     double token_accuracy = 0;  // greedy output tokens equal to the target, position by position
     double exact_accuracy = 0;  // greedy outputs equal to the whole target
+    double bleu = -1;           // translate: corpus BLEU (train/bleu.h) of the greedy outputs to their 。; -1: not a translation task
     double ms = 0;              // time this evaluation took
 };
 
@@ -156,6 +157,8 @@ public:
     // anything else gives an empty result (evaluate: sequences = 0) instead of reading
     // out of bounds.
     // Greedy decoding of positions gen_begin … gen_end − 1.
+    // A task with a stop token (translate: 。) decodes until it writes it (or to dec_len), so the
+    // output may be shorter or longer than expected().
     std::vector<int32_t> greedy_decode(const Sample& s, const std::vector<uint8_t>* head_keep = nullptr);
     // Forward (with scores, scaled and masked kept) and backward of one sample:
     // activations and their gradients in the workspace, dL/dparams in sample_grads().
@@ -177,6 +180,7 @@ private:
     bool grads_finite();
     void fill_sample(Workspace<float>& ws, int b, const Sample& s) const;
     void greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, const std::vector<int>& end, bool encoded);
+    std::vector<int32_t> until_stop(std::vector<int32_t> tokens) const;  // cut after the task's stop token
     std::string draws_problem(const std::vector<int32_t>& draws) const;  // "" when valid
     std::string typed_problem(const std::vector<int32_t>& ids, int query, int32_t target) const;
     Sample sample_from_draws(const std::vector<int32_t>& draws) const;   // draws valid

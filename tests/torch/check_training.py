@@ -88,6 +88,10 @@ CONFIGS = {
     "reverse_gqa_4_heads_2_kv": ("--task reverse --heads 4 --kv-heads 2", True),
     "induction_mqa_2_layers": ("--task induction --vocab 10 --length 6 --layers 2 --batch 16 --kv-heads 1", True),
     "coref_en_gqa_4_2_dropout": ("--task coref --lang en --heads 4 --kv-heads 2 --d-model 24 --dropout 0.1", True),
+    # Translation (issue 25): an encoder-decoder on a padded source (src_ and memory_key_padding_mask),
+    # targets counted up to 。.
+    "translate": ("--task translate", True),
+    "translate_dropout_learned_pe": ("--task translate --dropout 0.1 --position learned", True),
     # Where float32 rounding is amplified: large rates of the paper's schedule at a tiny d_model,
     # and an unscaled softmax that saturates (d_k = 64).
     "paper_schedule_tiny": ("--task reverse --d-model 16 --heads 2 --d-ff 32 --lr paper:2:50 --steps 200", False),

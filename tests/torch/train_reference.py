@@ -56,9 +56,10 @@ class Checkpoint:
     def batches(self):
         """(S, B, L) int64 arrays: (src, dec_in, dec_out, loss_mask); src/loss_mask None when absent."""
         b = os.path.join(self.folder, "batches")
-        if self.encoder_decoder:
+        if self.encoder_decoder:  # translate counts its targets up to 。 (tgt_mask); the others all
+            mask = os.path.join(b, "tgt_mask.npy")
             return (np.load(os.path.join(b, "src.npy")), np.load(os.path.join(b, "tgt_in.npy")),
-                    np.load(os.path.join(b, "tgt_out.npy")), None)
+                    np.load(os.path.join(b, "tgt_out.npy")), np.load(mask) if os.path.exists(mask) else None)
         return (None, np.load(os.path.join(b, "tokens.npy")), np.load(os.path.join(b, "targets.npy")),
                 np.load(os.path.join(b, "loss_mask.npy")))
 
@@ -172,7 +173,6 @@ class FunctionalModel:
         length = max(config["src_len"], config["dec_len"])
         self.pe = torch.tensor(positional_encoding(length, config["d_model"]), dtype=dtype)
         self.learned = config.get("position", "sinusoid") == "learned"  # the key is written when not the default
-        self.key_pad = None  # encoder-only: (B, L) True where the key is the padding token
         self.p_drop = config.get("dropout", 0.0)
         self.masks = DropoutMasks(config["seed"], self.p_drop) if self.p_drop > 0 else None
         self.step = None  # a training step's number (from 1): dropout on; None: evaluation
@@ -188,7 +188,8 @@ class FunctionalModel:
         """Every intermediate passes through here by name (a subclass can keep it)."""
         return t
 
-    def mha(self, prefix, xq, xkv, causal):
+    def mha(self, prefix, xq, xkv, causal, key_pad=None):
+        """key_pad: (B, L_kv) True where the key is the padding token (masked out), or None."""
         p, c, tap = self.p, self.c, self.tap
         xq, xkv = tap(prefix + "/x", xq), tap(prefix + "/mem", xkv)
         w = p[prefix + ".in_proj_weight"]
@@ -214,8 +215,8 @@ class FunctionalModel:
         s = tap(prefix + "/scaled", s)
         if causal:
             s = s.masked_fill(~causal_keep(Lq), float("-inf"))
-        if self.key_pad is not None and xq is xkv:
-            s = s.masked_fill(self.key_pad[:, None, None, :], float("-inf"))
+        if key_pad is not None:
+            s = s.masked_fill(key_pad[:, None, None, :], float("-inf"))
         s = tap(prefix + "/masked", s)
         a = tap(prefix + "/weights", torch.softmax(s, dim=-1))
         ctx = tap(prefix + "/context", a @ v)
@@ -242,25 +243,28 @@ class FunctionalModel:
     def logits(self, src, dec_in):
         c = self.c
         if c["model"] == "encoder_decoder":
+            src_pad = src == c["pad"] if "pad" in c else None  # translate: the source's padding keys
             mem = self.embed(src, "src")
             for i in range(c["layers"]):
                 pre = f"encoder.layers.{i}"
-                mem = self.norm(pre + ".norm1", mem + self.drop(pre + ".self_attn", self.mha(pre + ".self_attn", mem, mem, False)))
+                mem = self.norm(pre + ".norm1",
+                                mem + self.drop(pre + ".self_attn", self.mha(pre + ".self_attn", mem, mem, False, src_pad)))
                 mem = self.norm(pre + ".norm2", mem + self.drop(pre + ".ffn", self.ffn(pre, mem)))
             x = self.embed(dec_in, "dec")
             for i in range(c["layers"]):
                 pre = f"decoder.layers.{i}"
                 x = self.norm(pre + ".norm1", x + self.drop(pre + ".self_attn", self.mha(pre + ".self_attn", x, x, True)))
                 x = self.norm(pre + ".norm2",
-                              x + self.drop(pre + ".multihead_attn", self.mha(pre + ".multihead_attn", x, mem, False)))
+                              x + self.drop(pre + ".multihead_attn", self.mha(pre + ".multihead_attn", x, mem, False, src_pad)))
                 x = self.norm(pre + ".norm3", x + self.drop(pre + ".ffn", self.ffn(pre, x)))
         else:  # decoder-only (causal) or encoder-only (unmasked but for the padding keys)
             causal = c["model"] == "decoder_only"
-            self.key_pad = None if causal or "pad" not in c else dec_in == c["pad"]
+            key_pad = None if causal or "pad" not in c else dec_in == c["pad"]
             x = self.embed(dec_in, "dec")
             for i in range(c["layers"]):
                 pre = f"layers.{i}"
-                x = self.norm(pre + ".norm1", x + self.drop(pre + ".self_attn", self.mha(pre + ".self_attn", x, x, causal)))
+                x = self.norm(pre + ".norm1",
+                              x + self.drop(pre + ".self_attn", self.mha(pre + ".self_attn", x, x, causal, key_pad)))
                 x = self.norm(pre + ".norm2", x + self.drop(pre + ".ffn", self.ffn(pre, x)))
         return self.tap("logits", F.linear(x, self.p["generator.weight"], self.p["generator.bias"]))
 
@@ -338,12 +342,13 @@ class NnModel(torch.nn.Module):
         n = dec_in.shape[1]
         causal = torch.nn.Transformer.generate_square_subsequent_mask(n)
         if self.c["model"] == "encoder_decoder":
+            src_pad = src == self.c["pad"] if "pad" in self.c else None  # translate's padded source
             mem = self.embed(src)
             for layer in self.encoder.layers:
-                mem = layer(mem)
+                mem = layer(mem, src_key_padding_mask=src_pad)
             x = self.embed(dec_in)
             for layer in self.decoder.layers:
-                x = layer(x, mem, tgt_mask=causal)
+                x = layer(x, mem, tgt_mask=causal, memory_key_padding_mask=src_pad)
         elif self.c["model"] == "encoder_only":
             x = self.embed(dec_in)
             for layer in self.layers:
