@@ -166,7 +166,12 @@ inline double Model::loss(const std::vector<int32_t>& src, const std::vector<int
                           const std::vector<int32_t>& dec_out, const std::vector<uint8_t>& loss_mask) const {
     const lab::ModelLayout& L = layout;
     Vec mem;
+    // Padding keys out (src_key_padding_mask): an encoder-only model's tokens, a padded encoder–decoder's
+    // source (its encoder and cross-attention; memory_key_padding_mask).
+    std::vector<uint8_t> src_pad(L.shape.pad >= 0 ? src.size() : 0, 0);
+    for (size_t j = 0; j < src_pad.size(); ++j) src_pad[j] = src[j] == L.shape.pad;
     if (L.shape.kind == lab::ModelKind::EncoderDecoder) {
+        pad_key = src_pad;
         mem = embed("src", src);
         for (size_t i = 0; i < L.encoder.size(); ++i) {
             const std::string pre = "encoder.layers." + std::to_string(i);
@@ -178,12 +183,14 @@ inline double Model::loss(const std::vector<int32_t>& src, const std::vector<int
     Vec x = embed("dec", dec_in);
     const bool encdec = L.shape.kind == lab::ModelKind::EncoderDecoder;
     const bool encoder_only = L.shape.kind == lab::ModelKind::EncoderOnly;  // unmasked, padding keys out
-    pad_key.assign(encoder_only ? dec_in.size() : 0, 0);
-    for (size_t j = 0; j < pad_key.size(); ++j) pad_key[j] = dec_in[j] == L.shape.pad;
+    std::vector<uint8_t> dec_pad(encoder_only ? dec_in.size() : 0, 0);
+    for (size_t j = 0; j < dec_pad.size(); ++j) dec_pad[j] = dec_in[j] == L.shape.pad;
     for (size_t i = 0; i < L.decoder.size(); ++i) {
         const std::string pre = (encdec ? "decoder.layers." : "layers.") + std::to_string(i);
         const lab::LayerSlots& s = L.decoder[i];
+        pad_key = dec_pad;
         x = sublayer_end(pre, 0, x, attention(pre + ".self_attn", s.self_attn, x, x, !encoder_only), s);
+        pad_key = src_pad;
         if (s.has_cross) x = sublayer_end(pre, 1, x, attention(pre + ".multihead_attn", s.cross_attn, x, mem, false), s);
         x = sublayer_end(pre, s.ffn_norm(), x, ffn(pre, x, s), s);
     }

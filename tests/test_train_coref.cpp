@@ -246,7 +246,7 @@ TEST_CASE("a trained coref model answers the tutorials' sentence and a later-lay
 TEST_CASE("attnlab train --task coref and attnlab attend: answers, weights, and bad input named") {
     const CliRun bad = run({"train", "--task", "coref", "--vocab", "12"});
     CHECK(bad.code == 2);
-    CHECK(bad.err.find("--vocab: vocab is fixed by coref's grammar") != std::string::npos);
+    CHECK(bad.err.find("--vocab: vocab is fixed by the grammar of coref zh") != std::string::npos);
     CHECK(run({"train", "--task", "coref", "--lang", "fr"}).err.find("--lang 'fr' is not zh or en") != std::string::npos);
     CHECK(run({"attend", "--text", "x"}).err.find("--checkpoint needs a value") != std::string::npos);
     CHECK(run({"attend", "--checkpoint", "/nonexistent/coref", "--text", "x"}).code == 2);

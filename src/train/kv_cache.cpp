@@ -100,7 +100,9 @@ void kv_cache_begin(KvCache& cache, const ModelLayout& layout, const float* para
     workspace_resize(ws, layout, 1);
     std::copy(src.begin(), src.begin() + std::min<size_t>(src.size(), ws.src.size()), ws.src.begin());
     model_encode(ws, layout, params);
-    cache.src_len = m.src_len;
+    cache.src_len = cache.src_keys = m.src_len;
+    if (m.pad >= 0)  // a padded source (translate): its padding keys are masked out, so only its words are read
+        cache.src_keys = static_cast<int>(std::find(ws.src.begin(), ws.src.end(), m.pad) - ws.src.begin());
     const size_t cross = static_cast<size_t>(cache.heads) * m.src_len * cache.d_k;
     cache.cross_k.assign(layout.decoder.size(), std::vector<float>(cross));
     cache.cross_v = cache.cross_k;
@@ -137,7 +139,7 @@ void kv_decode_step(DecodeStep& out, KvCache& cache, const ModelLayout& layout, 
         if (s.has_cross) {
             linear(q.data(), x.data(), params + s.cross_attn.w_q, param(params, s.cross_attn.b_q), 1, d, d);
             attend_row(sub.data(), cross_w.data(), q.data(), cache.cross_k[l].data(), cache.cross_v[l].data(),
-                       cache.src_len, cache.src_len, s.cross_attn, params, m, scale);
+                       cache.src_keys, cache.src_len, s.cross_attn, params, m, scale);
             add_and_norm(x.data(), sub.data(), s, 1, params, m);
         }
         ffn_row(sub.data(), x.data(), s, params, m);

@@ -42,6 +42,7 @@ struct KvCache {
     std::vector<std::vector<float>> k, v;              // per decoder layer: (h_kv, capacity, d_k)
     std::vector<std::vector<float>> cross_k, cross_v;  // encoder–decoder, per layer: (h_kv, L_src, d_k)
     int src_len = 0;
+    int src_keys = 0;  // the source keys cross-attention reads: src_len, or the words before a padded source's padding
     std::vector<float> pe;  // (capacity, d_model): the sinusoids (learned positions are parameters)
 };
 

@@ -405,20 +405,33 @@ AttentionMap Trainer::attention_map(const Sample& s, int block) {
     const bool in_encoder = in_encoder_stack(layout_, block);
     m.queries = in_encoder ? s.src : s.dec_in;
     m.keys = in_encoder || m.block.kind == AttentionKind::Cross ? s.src : s.dec_in;
-    if (layout_.shape.pad >= 0) {  // encoder-only: the sentence's rows and columns, not the padding
-        const int n = static_cast<int>(std::find(s.dec_in.begin(), s.dec_in.end(), layout_.shape.pad) - s.dec_in.begin());
-        std::vector<float> cut;
-        for (int h = 0; h < m.heads; ++h)
-            for (int i = 0; i < n; ++i) {
-                const float* row = m.weights.data() + (static_cast<long>(h) * m.L_q + i) * m.L_kv;
-                cut.insert(cut.end(), row, row + n);
-            }
-        m.weights = std::move(cut);
-        m.L_q = m.L_kv = n;
-        m.queries.resize(static_cast<size_t>(n));
-        m.keys.resize(static_cast<size_t>(n));
-    }
+    if (layout_.shape.pad >= 0) cut_padding(m, s, in_encoder);
     return m;
+}
+
+// The sentence's rows and columns, not the padding: an encoder-only model's tokens before the
+// first padding token; translate's source words before its padding and its target through 。.
+void Trainer::cut_padding(AttentionMap& m, const Sample& s, bool in_encoder) const {
+    const int pad = layout_.shape.pad;
+    auto before_pad = [&](const std::vector<int32_t>& t) { return static_cast<int>(std::find(t.begin(), t.end(), pad) - t.begin()); };
+    int n_q = 0, n_kv = 0;
+    if (layout_.shape.kind == ModelKind::EncoderOnly) {
+        n_q = n_kv = before_pad(s.dec_in);
+    } else {
+        const int n_src = before_pad(s.src), n_dec = s.gen_end;
+        n_q = in_encoder ? n_src : n_dec;
+        n_kv = in_encoder || m.block.kind == AttentionKind::Cross ? n_src : n_dec;
+    }
+    std::vector<float> cut;
+    for (int h = 0; h < m.heads; ++h)
+        for (int i = 0; i < n_q; ++i) {
+            const float* row = m.weights.data() + (static_cast<long>(h) * m.L_q + i) * m.L_kv;
+            cut.insert(cut.end(), row, row + n_kv);
+        }
+    m.weights = std::move(cut);
+    m.L_q = n_q, m.L_kv = n_kv;
+    m.queries.resize(static_cast<size_t>(n_q));
+    m.keys.resize(static_cast<size_t>(n_kv));
 }
 
 StepperView Trainer::stepper_view(const Sample& s, int block) {
@@ -434,14 +447,16 @@ StepperView Trainer::stepper_view(const Sample& s, int block) {
     c.kv_len = in.L_kv;
     c.batch = 1;
     c.mask = in.causal ? MaskKind::Causal : MaskKind::None;
-    if (m.pad >= 0 && !c.cross) {  // encoder-only: the padding keys are masked out, as in the model
+    c.cross = layout_.blocks[static_cast<size_t>(block)].kind == AttentionKind::Cross;
+    if (m.pad >= 0 && !in.causal) {  // the padding keys are masked out, as in the model
+        // (an encoder-only model's tokens; translate's source, read by its encoder and cross-attention)
+        const std::vector<int32_t>& keys = m.kind == ModelKind::EncoderOnly ? s.dec_in : s.src;
         c.mask = MaskKind::Padding;
-        c.padding_lengths = {static_cast<int>(std::find(s.dec_in.begin(), s.dec_in.end(), m.pad) - s.dec_in.begin())};
+        c.padding_lengths = {static_cast<int>(std::find(keys.begin(), keys.end(), m.pad) - keys.begin())};
     }
     c.scale = m.scale;
     c.pe = false;  // the block's input already holds the positional encoding
     c.bias = m.bias;
-    c.cross = layout_.blocks[static_cast<size_t>(block)].kind == AttentionKind::Cross;
     v.inputs.x = Tensor::zeros("x", {1, in.L_q, d}, {"B", "L_q", "d_model"});
     std::copy(in.query_in, in.query_in + static_cast<long>(in.L_q) * d, v.inputs.x.data.begin());
     v.inputs.memory = Tensor::zeros("memory", {1, in.L_kv, d}, {"B", "L_kv", "d_model"});

@@ -58,8 +58,9 @@ struct Sample {
     std::vector<int32_t> expected() const;
 };
 
-// Every head's attention weights of one attention for one sample, teacher-forced (an
-// encoder-only model's over the sentence's positions only: its padding is masked out).
+// Every head's attention weights of one attention for one sample, teacher-forced (a padded
+// task's over the sentence's positions only: an encoder-only model's tokens, translate's source
+// words and its target through 。).
 struct AttentionMap {
     AttentionBlockInfo block;
     int heads = 0, L_q = 0, L_kv = 0;
@@ -181,6 +182,7 @@ private:
     void fill_sample(Workspace<float>& ws, int b, const Sample& s) const;
     void greedy_batch(Workspace<float>& ws, const std::vector<int>& begin, const std::vector<int>& end, bool encoded);
     std::vector<int32_t> until_stop(std::vector<int32_t> tokens) const;  // cut after the task's stop token
+    void cut_padding(AttentionMap& m, const Sample& s, bool in_encoder) const;
     std::string draws_problem(const std::vector<int32_t>& draws) const;  // "" when valid
     std::string typed_problem(const std::vector<int32_t>& ids, int query, int32_t target) const;
     Sample sample_from_draws(const std::vector<int32_t>& draws) const;   // draws valid

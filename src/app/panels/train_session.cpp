@@ -368,6 +368,7 @@ Json history_json(const TrainingSession& ts) {
         out.push_back({{"step", e.step}, {"loss", trained ? json_number(losses[static_cast<size_t>(e.step - 1)]) : Json(nullptr)},
                        {"held_out_loss", json_number(e.loss)}, {"token_acc", json_number(e.token_accuracy)},
                        {"exact_acc", json_number(e.exact_accuracy)}});
+        if (e.bleu >= 0) out.back()["bleu"] = json_number(e.bleu);  // translate
     }
     return out;
 }
@@ -440,6 +441,7 @@ Json training_state(const LabApp& app) {
     s["loss"] = training_losses(ts).empty() ? Json(nullptr) : json_number(training_losses(ts).back());
     s["token_acc"] = ts.history.empty() ? Json(nullptr) : json_number(last.token_accuracy);
     s["exact_acc"] = ts.history.empty() ? Json(nullptr) : json_number(last.exact_accuracy);
+    if (!ts.history.empty() && last.bleu >= 0) s["bleu"] = json_number(last.bleu);
     s["steps_per_sec"] = json_number(ts.steps_per_sec);
     s["train_seconds"] = json_number(ts.train_seconds);
     s["elapsed_seconds"] = json_number(ts.elapsed_seconds);

@@ -263,7 +263,10 @@ void draw_progress(LabApp& app) {
     ImGui::TextUnformatted(say(app, line).c_str());
     lab_note_rect(app, "train:progress");
     if (!losses.empty()) disabled_text_if_fits(say(app, Msg(UiStr::tv_loss_now, loss)));
-    if (last) disabled_text_if_fits(say(app, Msg(UiStr::tv_accuracy_now, 100 * last->token_accuracy, 100 * last->exact_accuracy)));
+    if (last && last->bleu >= 0)  // translate: the paper's metric too
+        disabled_text_if_fits(say(app, Msg(UiStr::tv_accuracy_now_bleu, 100 * last->token_accuracy, 100 * last->exact_accuracy, last->bleu)));
+    else if (last)
+        disabled_text_if_fits(say(app, Msg(UiStr::tv_accuracy_now, 100 * last->token_accuracy, 100 * last->exact_accuracy)));
     ImGui::ProgressBar(static_cast<float>(steps) / std::max(1, t.config().steps), ImVec2(-1, ImGui::GetTextLineHeight() * 0.5f), "");
     text_wrapped_disabled(say(app, weights_line(ts)).c_str());
     if (!ts.status.empty()) text_wrapped("%s", say(app, ts.status).c_str());
@@ -272,11 +275,12 @@ void draw_progress(LabApp& app) {
 void draw_plots(LabApp& app, float height) {
     const TrainingSession& ts = app.training;
     const std::vector<float>& losses = training_losses(ts);
-    std::vector<double> steps, loss, eval_steps, held_loss, token, exact;
+    std::vector<double> steps, loss, eval_steps, held_loss, token, exact, bleu;
     for (size_t i = 0; i < losses.size(); ++i) steps.push_back(static_cast<double>(i + 1)), loss.push_back(losses[i]);
     for (const EvalReport& e : ts.history) {
         eval_steps.push_back(e.step), held_loss.push_back(e.loss);
         token.push_back(e.token_accuracy), exact.push_back(e.exact_accuracy);
+        if (e.bleu >= 0) bleu.push_back(e.bleu / 100);
     }
     // Side by side; on a phone one under the other (half a phone's width cuts the legend).
     const bool stacked = app.narrow.on && ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 44;
@@ -297,10 +301,12 @@ void draw_plots(LabApp& app, float height) {
     lab_note_rect(app, "train:plot:loss");
     if (!stacked) ImGui::SameLine();
     const PlotSeries accuracy[] = {{tr(app, UiStr::tv_plot_token_acc), eval_steps.data(), token.data(), static_cast<int>(eval_steps.size()), palette::kSeriesBlue},
-                                   {tr(app, UiStr::tv_plot_exact_acc), eval_steps.data(), exact.data(), static_cast<int>(eval_steps.size()), palette::kSeriesGreen}};
+                                   {tr(app, UiStr::tv_plot_exact_acc), eval_steps.data(), exact.data(), static_cast<int>(eval_steps.size()), palette::kSeriesGreen},
+                                   {tr(app, UiStr::tv_plot_bleu), eval_steps.data(), bleu.data(), static_cast<int>(bleu.size()), palette::kSeriesGrey, LineStyle::Dashed}};
     PlotAxes axes{false, false};
     axes.y_include_lo = 0, axes.y_include_hi = 1, axes.x_include_lo = 0, axes.x_include_hi = loss_axes.x_include_hi;
-    LinePlot("train_accuracy", accuracy, 2, w, height, tr(app, UiStr::tv_axis_step), tr(app, UiStr::tv_axis_accuracy), axes);
+    const int series = bleu.size() == eval_steps.size() && !bleu.empty() ? 3 : 2;  // translate also draws BLEU
+    LinePlot("train_accuracy", accuracy, series, w, height, tr(app, UiStr::tv_axis_step), tr(app, UiStr::tv_axis_accuracy), axes);
     lab_note_rect(app, "train:plot:accuracy");
 }
 
