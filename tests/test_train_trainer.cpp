@@ -379,8 +379,8 @@ TEST_CASE("attnlab train: flags, exit codes and the checkpoint folder") {
 TEST_CASE("a shipped checkpoint retrains to the same bytes (wasm) and the others load") {
     // scripts/train_checkpoints.sh makes them with the wasm build under Node; this suite's
     // wasm build retrains `copy` from its manifest and compares every file byte for byte.
-    // Natively (other float rounding, other libm) it checks that all four load and work.
-    for (const char* name : {"copy", "reverse", "sort", "induction"}) {
+    // Natively (other float rounding, other libm) it checks that all five load and work.
+    for (const char* name : {"copy", "reverse", "sort", "induction", "translate"}) {
         CAPTURE(name);
         Trainer t;
         std::vector<ConfigError> errors;

@@ -15,6 +15,7 @@
 #include "cli_run.h"
 #include "grad_check.h"
 #include "model_trace/block_trace.h"
+#include "interop/checkpoint.h"
 #include "train/kv_cache.h"
 #include "naive_model.h"
 #include "train/bleu.h"
@@ -283,4 +284,35 @@ TEST_CASE("attnlab train --task translate prints BLEU; --vocab and --length are 
     CHECK(ok.out.find("train translate: encoder-decoder N=2") != std::string::npos);
     CHECK(ok.out.find("  BLEU ") != std::string::npos);
     CHECK(ok.out.find(", BLEU ") != std::string::npos);
+}
+
+TEST_CASE("the shipped translator: held-out BLEU, and its cross-attention aligns 昨 with yesterday, off the diagonal") {
+    Trainer t;
+    std::vector<ConfigError> errors;
+    REQUIRE(load_checkpoint(std::string(LAB_CHECKPOINT_DIR) + "/translate", "final", &t, &errors));
+    const EvalReport e = t.evaluate();
+    MESSAGE("shipped translate: held-out exact " << e.exact_accuracy << ", BLEU " << e.bleu);
+    CHECK(e.exact_accuracy >= 0.98);
+    CHECK(e.bleu >= 99);
+    // i washed a big car at home yesterday . → 我昨天在家洗了一辆大车。: the decoder row that writes 昨
+    // (row 1, reading 我) and the one that writes 在 (row 3): which English word each head weighs most.
+    Sample s;
+    std::string error;
+    REQUIRE_MESSAGE(t.make_sample({0, 0, 1, 1, 1, 5, 1, 0}, &s, &error), error);
+    const TranslateVocab& v = translate_vocab();
+    REQUIRE(s.dec_out[1] == v.id("昨"));
+    REQUIRE(s.dec_out[3] == v.id("在"));
+    auto best_weight_on = [&](int row, int key) {
+        double best = 0;
+        for (int block = 0; block < static_cast<int>(t.layout().blocks.size()); ++block) {
+            const AttentionMap m = t.attention_map(s, block);
+            if (m.block.kind != AttentionKind::Cross) continue;
+            for (int h = 0; h < m.heads; ++h) best = std::max(best, static_cast<double>(m.weights[(static_cast<size_t>(h) * m.L_q + row) * m.L_kv + key]));
+        }
+        return best;
+    };
+    const double yesterday = best_weight_on(1, 7), at = best_weight_on(3, 5);  // "yesterday" is word 7, "at" word 5
+    MESSAGE("cross-attention: row 昨 on 'yesterday' " << yesterday << ", row 在 on 'at' " << at << " (uniform 1/9)");
+    CHECK(yesterday > 0.5);
+    CHECK(at > 0.3);
 }

@@ -134,6 +134,7 @@ void lab_set_language(LabApp& app, Lang lang) {
 
 bool lab_wants_cjk_font(const LabApp& app) {
     if (app.lang == Lang::Zh || utf8::has_cjk(app.token_text)) return true;
+    if (app.training.config.task == TaskKind::Translate) return true;  // its targets are Chinese in either language
     for (const std::string& t : app.tokens)
         if (utf8::has_cjk(t)) return true;
     return false;

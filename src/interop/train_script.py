@@ -100,12 +100,13 @@ class Model(torch.nn.Module):
     def forward(self, src, dec_in):
         causal = torch.nn.Transformer.generate_square_subsequent_mask(dec_in.shape[1])
         if self.c["model"] == "encoder_decoder":
+            src_pad = src == self.c["pad"] if "pad" in self.c else None  # translate: the source's padding keys out
             memory = self.embed(src)
             for layer in self.encoder.layers:
-                memory = layer(memory)
+                memory = layer(memory, src_key_padding_mask=src_pad)
             x = self.embed(dec_in)
             for layer in self.decoder.layers:
-                x = layer(x, memory, tgt_mask=causal)
+                x = layer(x, memory, tgt_mask=causal, memory_key_padding_mask=src_pad)
         elif self.c["model"] == "encoder_only":  # unmasked, the padding token's keys out
             x = self.embed(dec_in)
             for layer in self.layers:
