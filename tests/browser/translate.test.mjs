@@ -4,7 +4,7 @@
 // the target through 。 (the cross-attention map is the alignment figure); the download's PyTorch
 // script (nn.Transformer layers with src_ and memory_key_padding_mask) agrees with the lab; the
 // stepper traces the trained cross-attention with the source's padding keys masked and no check
-// failing. English at 1280x800, 中文 at 1024x640, nothing clipped.
+// failing; the shipped translator opens at once. English at 1280x800, 中文 at 1024x640, nothing clipped.
 import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -92,3 +92,16 @@ for (const [lang, size] of [['en', { width: 1280, height: 800 }], ['zh', { width
     note(t, `stepper: ${s.stepper.block}, keys ${s.stepper.key_tokens.join(' ')}; queries ${s.stepper.query_tokens.join('')}`);
   }, { viewport: size, timeout: 480000 });
 }
+
+test('translate: the shipped translator opens at once with its held-out BLEU, the sample translated', async (t) => {
+  let s = await openIn(t, 'en', 'train=translate', T);
+  s = await clickKey(t, 'train:open_trained', (x) => x.training.weights === 'shipped' && !x.training.fetching && x.training.sample,
+    { message: 'the shipped translate checkpoint opened' });
+  const tr = s.training;
+  assert(tr.bleu >= 99 && tr.exact_acc >= 0.98, `shipped translate: BLEU ${tr.bleu}, exact ${tr.exact_acc}`);
+  assert(tr.sample.correct.every(Boolean), `the held-out sample: ${JSON.stringify(tr.sample)}`);
+  assert(s.fonts.cjk === 'ready', `the Chinese font on the English page: ${s.fonts.cjk}`);
+  await parkMouse(t);
+  await assertNothingClipped(t, 'the shipped translator');
+  note(t, `shipped: step ${tr.step}, BLEU ${tr.bleu}, exact ${tr.exact_acc}; status ${tr.status}`);
+}, { viewport: { width: 1280, height: 800 }, timeout: 120000 });

@@ -346,6 +346,8 @@ void beside_if_fits(float w) {
 // What the model reads of a sample: the source, the prompt up to the first generated
 // position, or (encoder-only) the whole sentence.
 std::vector<int32_t> sample_input(const Sample& s, const TaskSpec& spec) {
+    if (!s.src.empty() && spec.padded())  // translate: the source's words, not its padding
+        return std::vector<int32_t>(s.src.begin(), std::find(s.src.begin(), s.src.end(), spec.bos()));
     if (!s.src.empty()) return s.src;
     if (spec.model() == ModelKind::EncoderOnly)
         return std::vector<int32_t>(s.dec_in.begin(), std::find(s.dec_in.begin(), s.dec_in.end(), spec.bos()));
