@@ -294,6 +294,11 @@ TEST_CASE("the shipped translator: held-out BLEU, and its cross-attention aligns
     MESSAGE("shipped translate: held-out exact " << e.exact_accuracy << ", BLEU " << e.bleu);
     CHECK(e.exact_accuracy >= 0.98);
     CHECK(e.bleu >= 99);
+    // attnlab decode prints the held-out sentence and its translation as text, every step equal to the recompute.
+    const CliRun decoded = run({"decode", "--checkpoint", std::string(LAB_CHECKPOINT_DIR) + "/translate", "--sample", "3"});
+    CHECK(decoded.code == 0);
+    const TranslatePair pair = translate_pair(t.held_out_sample(3).draws.data());
+    CHECK(decoded.out.find("source: " + joined(pair.english, " ") + "\ndecoded: " + joined(pair.chinese, "") + "\n") != std::string::npos);
     // i washed a big car at home yesterday . → 我昨天在家洗了一辆大车。: the decoder row that writes 昨
     // (row 1, reading 我) and the one that writes 在 (row 3): which English word each head weighs most.
     Sample s;

@@ -85,6 +85,15 @@ void print_step(const DecodeStep& st, const ModelShape& m, bool cached, std::ost
     out << line;
 }
 
+// The ids above as text: the source's words and the decoded tokens (rows' outputs).
+void print_tokens(const Trainer& t, const Sample& s, const DecodeRun& r, std::ostream& out) {
+    std::string source, decoded;
+    for (int32_t id : s.src)
+        if (id != t.task().bos()) source += (source.empty() ? "" : " ") + task_token_text(t.task(), id);
+    for (const DecodeStep& st : r.steps) decoded += task_class_text(t.task(), st.token_out);
+    out << "source: " << source << "\ndecoded: " << decoded << "\n";
+}
+
 double total(const DecodeRun& r, double DecodeCost::*field, bool cached) {
     double sum = 0;
     for (const DecodeStep& s : r.steps) sum += (cached ? s.cached : s.full).*field;
@@ -145,6 +154,7 @@ int run_decode_cli(const std::vector<std::string>& args, std::ostream& out, std:
     print_header(t, s, o, out);
     for (const DecodeStep& st : r.steps) print_step(st, t.layout().shape, r.cached, out);
     print_summary(r, t.greedy_decode(s), s, out);
+    if (!s.src.empty() && t.task().padded()) print_tokens(t, s, r, out);  // translate: the sentence and its translation
     return r.failed ? 1 : 0;
 }
 
