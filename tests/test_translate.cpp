@@ -59,16 +59,20 @@ void for_all_draws(F f) {
 }  // namespace
 
 TEST_CASE("translate pairs are hand-written Chinese, character by character") {
-    check_pair({0, 0, 1, 1, 1, 5, 1, 0}, "i washed a big car at home yesterday .", "我昨天在家洗了一辆大车。");
+    check_pair({0, 0, 1, 1, 1, 5, 1, 0}, "i washed a big car at home yesterday .", "我昨天在家洗了一辆大汽车。");
     check_pair({2, 1, 0, 3, 2, 1, 0, 0}, "the cat did not take a fish in the park .", "小猫没有在公园拿鱼。");
-    check_pair({5, 2, 1, 0, 3, 0, 0, 0}, "my friend draws an apple every day .", "我的朋友每天画一个苹果。");
+    check_pair({5, 2, 1, 0, 3, 0, 0, 0}, "the student draws an apple every day .", "学生每天画一个苹果。");
     check_pair({1, 3, 2, 2, 0, 3, 3, 0}, "you do not buy a red book at school at night .", "你晚上不在学校买红书。");
     // A relative clause moves before its noun; a person object has no measure word.
-    check_pair({3, 2, 1, 0, 3, 9, 0, 1 + 2 * 6 + 3}, "the dog that took a book draws my friend every day .",
-               "拿书的小狗每天画我的朋友。");
+    check_pair({3, 2, 1, 0, 3, 9, 0, 1 + 2 * 6 + 3}, "the dog that took a book draws the student every day .",
+               "拿书的小狗每天画学生。");
     check_pair({4, 0, 0, 0, 1, 7, 0, 0}, "the teacher washed the dog .", "老师洗了小狗。");
     check_pair({3, 0, 0, 0, 1, 8, 0, 0}, "the dog washed the teacher .", "小狗洗了老师。");  // same words, other roles
-    check_pair({2, 2, 0, 0, 0, 4, 2, 0}, "the cat buys a small cat .", "小猫买一只小猫。");  // 小 twice, two meanings
+    check_pair({2, 2, 0, 0, 0, 4, 2, 0}, "the cat buys a small bird .", "小猫买一只小鸟。");  // 小 twice, two meanings
+    check_pair({0, 1, 0, 0, 1, 4, 2, 0}, "i did not wash a small bird .", "我没有洗小鸟。");  // negated: no 一只
+    // A person is never their own object ("the teacher washed the teacher"): the generator draws again.
+    const int32_t self[] = {4, 0, 0, 0, 1, 8, 0, 0};
+    CHECK_FALSE(translate_draws_valid(self));
 }
 
 TEST_CASE("translate's vocabulary, lengths and sentence count are the brute-force ones") {
@@ -77,6 +81,7 @@ TEST_CASE("translate's vocabulary, lengths and sentence count are the brute-forc
     size_t src_len = 0, dec_len = 0;
     for_all_draws([&](std::vector<int32_t> d) {
         canonical_translate_draws(d.data());
+        if (!translate_draws_valid(d.data())) return;
         const TranslatePair p = translate_pair(d.data());
         en.insert(p.english.begin(), p.english.end());
         zh.insert(p.chinese.begin(), p.chinese.end());
@@ -89,6 +94,12 @@ TEST_CASE("translate's vocabulary, lengths and sentence count are the brute-forc
     CHECK(static_cast<size_t>(v.src_len) == src_len);
     CHECK(static_cast<size_t>(v.dec_len) == dec_len);
     CHECK(static_cast<size_t>(translate_combinations()) == sentences.size());  // canonical draws: one per sentence
+    std::unordered_set<std::string> chinese;  // and every English sentence has a Chinese of its own
+    for_all_draws([&](std::vector<int32_t> d) {
+        canonical_translate_draws(d.data());
+        if (translate_draws_valid(d.data())) chinese.insert(joined(translate_pair(d.data()).chinese, ""));
+    });
+    CHECK(chinese.size() == sentences.size());
     CHECK(v.tokens[static_cast<size_t>(v.stop)] == "。");
     MESSAGE("translate: " << sentences.size() << " sentences, " << en.size() << " English words, " << zh.size()
                           << " Chinese characters, lengths " << src_len << " / " << dec_len);
@@ -187,22 +198,21 @@ TEST_CASE("the padded encoder-decoder is the naive forward with the source's pad
     const double loss = model_forward(ws, layout, params.data());
     const naive::Model naive{layout, params, {}};
     CHECK(loss == doctest::Approx(naive.loss(ws.src, ws.dec_in, ws.dec_out, ws.loss_mask)).epsilon(1e-7));
-    // The padding keys get no weight: moving the padding token's embedding row moves the decoder's
-    // first input (BOS is the same id) only, so with the row's change the loss changes, and it changes
-    // exactly as much as in the naive model, where the source's padding is masked the same way.
-    std::vector<double> moved = params;
-    for (int e = 0; e < shape.d_model; ++e) moved[layout.embedding + static_cast<size_t>(spec.bos()) * shape.d_model + e] += 0.5;
-    const naive::Model naive_moved{layout, moved, {}};
-    CHECK(model_forward(ws, layout, moved.data()) ==
-          doctest::Approx(naive_moved.loss(ws.src, ws.dec_in, ws.dec_out, ws.loss_mask)).epsilon(1e-7));
-    // ... and a padding position's source token, changed to a word, changes the loss (the mask saw it).
+    // The padding keys get no weight: with the decoder's first input a word (so that the padding id
+    // is read by the source's padding only), moving the padding token's embedding row leaves the loss
+    // exactly as it was; a real source word's row moves it.
     Workspace<double> other;
     workspace_resize(other, layout, 1);
     other.src = ws.src, other.dec_in = ws.dec_in, other.dec_out = ws.dec_out, other.loss_mask = ws.loss_mask;
-    const double same = model_forward(other, layout, params.data());
-    CHECK(same == doctest::Approx(loss).epsilon(1e-12));
-    other.src.back() = translate_vocab().id("cat");
-    CHECK(model_forward(other, layout, params.data()) != doctest::Approx(loss).epsilon(1e-6));
+    other.dec_in[0] = translate_vocab().id("我");
+    const double before = model_forward(other, layout, params.data());
+    auto moved_row = [&](int32_t id) {
+        std::vector<double> moved = params;
+        for (int e = 0; e < shape.d_model; ++e) moved[layout.embedding + static_cast<size_t>(id) * shape.d_model + e] += 0.5;
+        return model_forward(other, layout, moved.data());
+    };
+    CHECK(moved_row(spec.bos()) == doctest::Approx(before).epsilon(1e-13));
+    CHECK(moved_row(translate_vocab().id("car")) != doctest::Approx(before).epsilon(1e-6));
     std::vector<double> grads(layout.total);
     model_forward(ws, layout, params.data());
     model_backward(ws, layout, params.data(), grads.data());
@@ -263,10 +273,13 @@ TEST_CASE("a translator trained for 300 steps translates held-out sentences: exa
     }
     // The KV cache decodes it as the full recompute does (the source's padding left out of the
     // cached cross-attention keys), every step equal, the same greedy tokens.
-    const DecodeRun run = kv_decode(t.layout(), t.params().data(), s.src, s.dec_in, s.gen_begin, s.gen_end);
+    DecodeOptions to_stop;
+    to_stop.stop = translate_vocab().stop;
+    const DecodeRun run = kv_decode(t.layout(), t.params().data(), s.src, s.dec_in, s.gen_begin, t.task().dec_len(), to_stop);
     CHECK(run.failed == 0);
     CHECK(run.worst > 0);
-    for (int p = 0; p < s.gen_end; ++p) CHECK(run.steps[static_cast<size_t>(p)].token_out == out[static_cast<size_t>(p)]);
+    REQUIRE(run.steps.size() == out.size());  // it stopped at 。 as greedy_decode did
+    for (size_t p = 0; p < out.size(); ++p) CHECK(run.steps[p].token_out == out[p]);
     // An untrained model's BLEU is low (a check that could pass by accident would be no check).
     Trainer fresh;
     c.steps = 1, c.eval_every = 1;
@@ -278,7 +291,7 @@ TEST_CASE("a translator trained for 300 steps translates held-out sentences: exa
 TEST_CASE("attnlab train --task translate prints BLEU; --vocab and --length are the grammar's") {
     const CliRun bad = run({"train", "--task", "translate", "--vocab", "20"});
     CHECK(bad.code != 0);
-    CHECK(bad.err.find("--vocab: vocab is fixed by the grammar of translate (vocab=90, length=18)") != std::string::npos);
+    CHECK(bad.err.find("--vocab: vocab is fixed by the grammar of translate (vocab=91, length=18)") != std::string::npos);
     const CliRun ok = run({"train", "--task", "translate", "--steps", "20", "--eval-every", "10", "--eval-size", "32"});
     CHECK(ok.code == 0);
     CHECK(ok.out.find("train translate: encoder-decoder N=2") != std::string::npos);
@@ -299,7 +312,7 @@ TEST_CASE("the shipped translator: held-out BLEU, and its cross-attention aligns
     CHECK(decoded.code == 0);
     const TranslatePair pair = translate_pair(t.held_out_sample(3).draws.data());
     CHECK(decoded.out.find("source: " + joined(pair.english, " ") + "\ndecoded: " + joined(pair.chinese, "") + "\n") != std::string::npos);
-    // i washed a big car at home yesterday . → 我昨天在家洗了一辆大车。: the decoder row that writes 昨
+    // i washed a big car at home yesterday . → 我昨天在家洗了一辆大汽车。: the decoder row that writes 昨
     // (row 1, reading 我) and the one that writes 在 (row 3): which English word each head weighs most.
     Sample s;
     std::string error;

@@ -102,9 +102,9 @@ double total(const DecodeRun& r, double DecodeCost::*field, bool cached) {
 
 void print_summary(const DecodeRun& r, const std::vector<int32_t>& greedy, const Sample& s, std::ostream& out) {
     const int n = static_cast<int>(r.steps.size());
-    bool same = true;
-    for (int p = s.gen_begin; p < s.gen_end; ++p)
-        same = same && r.steps[static_cast<size_t>(p)].token_out == greedy[static_cast<size_t>(p - s.gen_begin)];
+    bool same = n - s.gen_begin == static_cast<int>(greedy.size());  // the same length (a stop token ends both) ...
+    for (int p = s.gen_begin; same && p < n; ++p)                  // ... and the same tokens
+        same = r.steps[static_cast<size_t>(p)].token_out == greedy[static_cast<size_t>(p - s.gen_begin)];
     if (r.cached)
         out << "equal to the full causal recompute: " << n - r.failed << " of " << n << " steps (worst max|dlogit| "
             << figure("%.3g", r.worst) << ")\n";
@@ -150,7 +150,9 @@ int run_decode_cli(const std::vector<std::string>& args, std::ostream& out, std:
     const Sample s = t.held_out_sample(o.sample);
     DecodeOptions options;
     options.cache = o.cache;
-    const DecodeRun r = kv_decode(t.layout(), t.params().data(), s.src, s.dec_in, s.gen_begin, s.gen_end, options);
+    options.stop = t.task().stop();  // translate decodes until 。, not for the reference's length
+    const int end = options.stop >= 0 ? t.task().dec_len() : s.gen_end;
+    const DecodeRun r = kv_decode(t.layout(), t.params().data(), s.src, s.dec_in, s.gen_begin, end, options);
     print_header(t, s, o, out);
     for (const DecodeStep& st : r.steps) print_step(st, t.layout().shape, r.cached, out);
     print_summary(r, t.greedy_decode(s), s, out);

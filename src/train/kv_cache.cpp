@@ -218,7 +218,9 @@ DecodeRun kv_decode(const ModelLayout& layout, const float* params, const std::v
         run.recompute_ms += step.recompute_ms;
         run.total_ms += step.ms;
         token = step.token_out;
+        const bool stopped = step.generated && options.stop >= 0 && token == options.stop;
         run.steps.push_back(std::move(step));
+        if (stopped) break;  // as Trainer::greedy_decode: the output ends at its stop token
     }
     run.tokens.push_back(token);
     return run;

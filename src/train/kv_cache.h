@@ -87,6 +87,7 @@ struct DecodeOptions {
     bool cache = true;  // false: every step is the full recompute (nothing to compare)
     bool check = true;  // with the cache: compare each step with the recompute
     KvBug bug = KvBug::None;
+    int stop = -1;      // a generated row that predicts this token ends the decode (translate: 。); -1: none
 };
 
 // The float32 bound of one step's comparison: the two paths sum the same products in a

@@ -134,8 +134,10 @@ void draw_example(Rng& rng, int32_t* out, const TaskSpec& spec) {
         return;
     }
     if (spec.kind == TaskKind::Translate) {
-        for (int i = 0; i < kTranslateDraws; ++i) out[i] = below(translate_draw_bounds()[i]);
-        canonical_translate_draws(out);  // one draw per sentence, so held-out sentences are never trained on
+        do {
+            for (int i = 0; i < kTranslateDraws; ++i) out[i] = below(translate_draw_bounds()[i]);
+            canonical_translate_draws(out);  // one draw per sentence, so held-out sentences are never trained on
+        } while (!translate_draws_valid(out));
         return;
     }
     if (spec.model() == ModelKind::EncoderDecoder) {

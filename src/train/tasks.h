@@ -19,7 +19,7 @@
 //   L with BOS (the padding token, masked out as a key); dec_in = tokens, dec_out = the
 //   referent's noun class at the pronoun (0 elsewhere), loss_mask = 1 at the pronoun only.
 //   V and L are the language's vocabulary size and longest sentence (resolve_train_config).
-//   translate (encoder–decoder), draws = the seven of train/translate.h: src = the English words
+//   translate (encoder–decoder), draws = the eight of train/translate.h: src = the English words
 //   padded to the longest English sentence with BOS (the padding token, masked out as a key);
 //   dec_out = the Chinese characters up to and including 。, then 。 again (not counted);
 //   dec_in = BOS, dec_out[0 … L_dec−2]; loss_mask = 1 up to and including 。.

@@ -261,6 +261,8 @@ std::string Trainer::draws_problem(const std::vector<int32_t>& draws) const {
             if (draws[static_cast<size_t>(i)] < 0 || draws[static_cast<size_t>(i)] >= bounds[i])
                 return std::string(task_name(spec_.kind)) + " draw " + std::to_string(i) + " is " +
                        std::to_string(draws[static_cast<size_t>(i)]) + ", not in [0, " + std::to_string(bounds[i] - 1) + "]";
+        if (spec_.kind == TaskKind::Translate && !translate_draws_valid(draws.data()))
+            return "translate draws whose subject is also the object make no sentence";
         return "";
     }
     std::vector<uint8_t> seen(static_cast<size_t>(V), 0);

@@ -16,7 +16,7 @@ struct Subject {
 };
 const Subject kSubjects[] = {{"i", "我", false},           {"you", "你", false},
                              {"the cat", "小猫", true},     {"the dog", "小狗", true},
-                             {"the teacher", "老师", true}, {"my friend", "我的朋友", true}};
+                             {"the teacher", "老师", true}, {"the student", "学生", true}};
 constexpr int kPersons = 2;  // subjects [0, 2) are pronouns: no relative clause, never an object
 struct Verb {
     const char *base, *third, *past, *zh;
@@ -28,8 +28,9 @@ const Verb kVerbs[] = {{"buy", "buys", "bought", "买"},
 struct Noun {
     const char *en, *zh, *measure;  // measure: the noun's measure word (一个苹果, 一条鱼)
 };
-const Noun kThings[] = {{"apple", "苹果", "个"}, {"fish", "鱼", "条"}, {"ball", "球", "个"},
-                        {"book", "书", "本"},    {"cat", "猫", "只"},  {"car", "车", "辆"}};
+// (bird, not cat: 没有洗小猫 would be both "a small cat" and "the cat"; 汽车, not 车: 大车 is a cart)
+const Noun kThings[] = {{"apple", "苹果", "个"}, {"fish", "鱼", "条"},  {"ball", "球", "个"},
+                        {"book", "书", "本"},    {"bird", "鸟", "只"}, {"car", "汽车", "辆"}};
 constexpr int kThingCount = 6;
 struct Phrase {
     const char *en, *zh;
@@ -145,7 +146,7 @@ TranslateVocab make_vocab() {
         int rest = i;
         for (int k : {SubjectDraw, TenseDraw, TimeDraw, ObjectDraw, AdjectiveDraw, RelativeDraw}) d[k] = rest % kBounds[k], rest /= kBounds[k];
         canonical_translate_draws(d);
-        visit(d);
+        if (translate_draws_valid(d)) visit(d);
     }
     v.tokens = en;
     v.english = static_cast<int>(en.size());
@@ -163,10 +164,16 @@ void canonical_translate_draws(int32_t* d) {
     if (person_object(d)) d[AdjectiveDraw] = 0;          // "a big the dog": no such sentence
 }
 
+bool translate_draws_valid(const int32_t* d) {
+    // "the teacher washed the teacher": English says "himself", Chinese would read as two teachers
+    return !(person_object(d) && kPersons + d[ObjectDraw] - kThingCount == d[SubjectDraw]);
+}
+
 long translate_combinations() {
     const long subjects = kPersons + (6 - kPersons) * static_cast<long>(kBounds[RelativeDraw]);
     const long objects = kThingCount * static_cast<long>(kBounds[AdjectiveDraw]) + 4;
-    return subjects * objects * kBounds[TenseDraw] * kBounds[TimeDraw] * kBounds[PlaceDraw] * kBounds[VerbDraw];
+    const long same_person = (6 - kPersons) * static_cast<long>(kBounds[RelativeDraw]);  // subject = object
+    return (subjects * objects - same_person) * kBounds[TenseDraw] * kBounds[TimeDraw] * kBounds[PlaceDraw] * kBounds[VerbDraw];
 }
 
 int TranslateVocab::id(const std::string& token) const {

@@ -3,9 +3,9 @@
 //
 // One sentence from eight draws (subject, tense, time, place, verb, object, adjective,
 // relative clause), e.g.
-//   i washed a big car at home yesterday .              我昨天在家洗了一辆大车。
-//   the cat did not take a fish in the park .           小猫没有在公园拿鱼。
-//   the dog that took a book draws my friend every day . 拿书的小狗每天画我的朋友。
+//   i washed a big car at home yesterday .                 我昨天在家洗了一辆大汽车。
+//   the cat did not take a fish in the park .              小猫没有在公园拿鱼。
+//   the dog that took a book draws the student every day . 拿书的小狗每天画学生。
 // English is split per word, Chinese per character. The alignment is not the diagonal:
 // time and place move before the verb, negation (没有 past, 不 present) before the place, the
 // measure word (一个, 一条, 一本, 一只, 一辆) is chosen by the noun that follows it, and a
@@ -37,6 +37,9 @@ const int* translate_draw_bounds();
 // Draws that name one sentence: a pronoun subject's relative clause and a person object's
 // adjective are 0 (the generator draws these only).
 void canonical_translate_draws(int32_t* draws);
+// Whether the draws make a sentence: not a person doing something to themselves (the generator
+// draws again).
+bool translate_draws_valid(const int32_t* draws);
 long translate_combinations();  // every distinct sentence pair
 
 struct TranslateVocab {
