@@ -12,6 +12,7 @@
 
 #include "cli_run.h"
 #include "grad_check.h"
+#include "joined.h"
 #include "interop/checkpoint.h"
 #include "model_trace/block_trace.h"
 #include "naive_model.h"
@@ -24,12 +25,6 @@
 using namespace lab;
 
 namespace {
-
-std::string joined(const std::vector<std::string>& tokens, const char* sep) {
-    std::string s;
-    for (const std::string& t : tokens) s += (s.empty() ? "" : sep) + t;
-    return s;
-}
 
 // Every draw of the grammar, by plain nested loops.
 std::vector<std::vector<int32_t>> all_draws() {

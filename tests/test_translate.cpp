@@ -14,6 +14,7 @@
 
 #include "cli_run.h"
 #include "grad_check.h"
+#include "joined.h"
 #include "model_trace/block_trace.h"
 #include "interop/checkpoint.h"
 #include "train/kv_cache.h"
@@ -27,12 +28,6 @@
 using namespace lab;
 
 namespace {
-
-std::string joined(const std::vector<std::string>& tokens, const char* sep) {
-    std::string s;
-    for (const std::string& t : tokens) s += (s.empty() ? "" : sep) + t;
-    return s;
-}
 
 // Draws: subject, tense, time, place, verb, object, adjective, relative clause.
 void check_pair(std::vector<int32_t> draws, const char* english, const char* chinese) {

@@ -5,26 +5,15 @@
 // repeat with their checks passing; the KV tab caches 2 heads, not 4, and says what it saves.
 // A kv_heads that does not divide heads is refused by name and mended by typing into its knob.
 // English at 1280x800, 中文 at 1024x640, nothing clipped.
-import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { test, assert } from './lib/harness.mjs';
 import {
   openIn, labState, waitForState, note, layoutRect, clickRect, parkMouse, typeInto, assertNothingClipped,
-  screenshotNotBlank, clickForDownload,
+  screenshotNotBlank, trainExportsAgree,
 } from './lib/lab.mjs';
 
 const T = 30000;
 const RUN_T = 180000;
-const PYTHON = '/usr/bin/python3';
 
-function run(file, args, { timeout = 180000, cwd } = {}) {
-  return new Promise((resolve) => {
-    execFile(file, args, { timeout, maxBuffer: 16 << 20, cwd }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
 
 async function clickKey(t, key, predicate, { timeout = T, message } = {}) {
   await clickRect(t, layoutRect(await labState(t.page), key));
@@ -49,16 +38,8 @@ for (const [lang, size] of [['en', { width: 1280, height: 800 }], ['zh', { width
     await screenshotNotBlank(t, `gqa-train-${name}.png`);
 
     // The download and its PyTorch script: nn.MultiheadAttention given the groups' rows repeated.
-    const dir = path.join(t.out, `gqa-exports-${lang}`);
-    await mkdir(dir, { recursive: true });
-    const tarDl = await clickForDownload(t, layoutRect(s, 'export:train_checkpoint'));
-    await tarDl.saveAs(path.join(dir, tarDl.suggestedFilename()));
-    const pyDl = await clickForDownload(t, layoutRect(s, 'export:train_script'));
-    const pyName = pyDl.suggestedFilename();
-    await pyDl.saveAs(path.join(dir, pyName));
-    const py = await run(PYTHON, [path.join(dir, pyName)], { cwd: dir });
-    assert(py.code === 0 && /PyTorch agrees with the lab/.test(py.stdout), `${pyName} exited ${py.code}:\n${py.stdout}\n${py.stderr}`);
-    note(t, `${pyName}: ${py.stdout.trim().split('\n').at(-1)}`);
+    const exported = await trainExportsAgree(t, s, `gqa-exports-${lang}`);
+    note(t, `${exported.pyName}: ${exported.last}`);
 
     // The stepper on the trained model: the split stage's groups and repeat, its checks.
     await clickKey(t, 'chip:split_heads', (x) => !x.training.view_open && x.stepper.model_open && x.layout['stepper:weights:model'],

@@ -1,4 +1,6 @@
 // Helpers specific to the Attention Lab page (see the web page contract).
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { assert } from './harness.mjs';
 import { decodePng, imageStats } from './png.mjs';
@@ -387,4 +389,25 @@ export async function assertNothingClipped(t, where, timeout = 30000) {
   assert(Array.isArray(s.clipped), 'state().clipped is missing');
   assert(s.clipped.length === 0, `${where}: ${s.clipped.length} texts cut: ${JSON.stringify(s.clipped.slice(0, 5))}`);
   return s;
+}
+
+/**
+ * The Train view's two downloads (checkpoint .tar, PyTorch script .py) saved under t.out/dirName,
+ * then the script run with Debian's python3-torch; asserts it exits 0 saying PyTorch agrees.
+ * Returns the script's name and its last line.
+ */
+export async function trainExportsAgree(t, s, dirName) {
+  const dir = path.join(t.out, dirName);
+  await mkdir(dir, { recursive: true });
+  const tarDl = await clickForDownload(t, layoutRect(s, 'export:train_checkpoint'));
+  await tarDl.saveAs(path.join(dir, tarDl.suggestedFilename()));
+  const pyDl = await clickForDownload(t, layoutRect(s, 'export:train_script'));
+  const pyName = pyDl.suggestedFilename();
+  await pyDl.saveAs(path.join(dir, pyName));
+  const py = await new Promise((resolve) => {
+    execFile('/usr/bin/python3', [path.join(dir, pyName)], { timeout: 180000, maxBuffer: 16 << 20, cwd: dir }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+  });
+  assert(py.code === 0 && /PyTorch agrees with the lab/.test(py.stdout), `${pyName} exited ${py.code}:\n${py.stdout}\n${py.stderr}`);
+  return { pyName, last: py.stdout.trim().split('\n').at(-1) };
 }
