@@ -4,7 +4,7 @@
 # (steps to 99 % per task natively and in wasm, steps/s against PyTorch on the same
 # batches), the page in headless Chromium (idle frames and main-thread share,
 # main-thread ms per frame at Tiny and Paper base, first interactive frame, transfer
-# size) and the idle desktop app. PyTorch runs with OpenBLAS (installed here), one thread.
+# size), Table 3 in miniature natively, and the idle desktop app. PyTorch runs with OpenBLAS (installed here), one thread.
 #   scripts/bench.sh            (after scripts/test.sh or the two builds)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,6 +25,9 @@ echo
 echo "== training (PyTorch: OpenBLAS, 1 thread; the machine's OPENBLAS_* overrides unset for this command only)"
 env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 "$here/tests/bench/compare_train.py" \
   "$here/build/native/attnlab" "$here/build/web/attnlab.js" "$here/build/bench-train"
+echo
+echo "== Table 3 in miniature, natively (16 rows x 3 seeds x 150 steps of translate, threads over the cells)"
+"$here/build/native/attnlab" table3 --csv "$here/build/bench-table3.csv" | sed -n '/^row /,$p'
 echo
 echo "== page in headless Chromium"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -81,6 +81,8 @@ struct ConfigLimits {
     int max_train_batch = 1024;
     int max_steps = 1000000;     // steps, and the steps between evaluations
     int max_eval_size = 4096;    // held-out sequences
+    int max_table3_steps = 2000; // Table 3 in miniature (train/table3.h): steps per model ...
+    int max_table3_seeds = 5;    //   ... and seeds per row (16 rows: up to 80 models)
     double max_trace_bytes = 384.0 * 1024 * 1024;
 };
 

@@ -107,7 +107,7 @@ void block_product(float* c, int ldc, const float* a, int lda, const float* pack
 }
 
 void gemm(float* c, const float* a, const Operand& b, const int* a_end, int M, int K, int N) {
-    static std::vector<float> packed;  // the trace runs on one thread; kept between calls
+    static thread_local std::vector<float> packed;  // kept between calls; one per thread (attnlab table3 trains on threads)
     packed.resize(static_cast<size_t>(kKc) * kNc);
     for (int n0 = 0; n0 < N; n0 += kNc) {
         const int nc = std::min(kNc, N - n0);

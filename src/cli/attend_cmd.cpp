@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "cli/cli.h"
 #include "interop/checkpoint.h"
 #include "interop/torch_print.h"
 #include "train/coref_probe.h"
@@ -12,7 +13,6 @@ namespace lab {
 
 namespace {
 
-std::string english(const Msg& m) { return render(m, Lang::En); }
 std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
 
 std::string fixed4(double v) {

@@ -19,6 +19,7 @@
 #include "base/utf8.h"
 #include "cli/attend_cmd.h"
 #include "cli/decode_cmd.h"
+#include "cli/table3_cmd.h"
 #include "cli/model_trace_cmd.h"
 #include "cli/train_cmd.h"
 #include "interop/config_file.h"
@@ -30,6 +31,8 @@
 
 namespace lab {
 
+std::string english(const Msg& m) { return render(m, Lang::En); }
+
 std::string cli_usage() {
     return "usage: attnlab trace [--config FILE] [--d-model N] [--heads N] [--seq-len N] [--kv-len N] [--batch N]\n"
            "                     [--seed N] [--mask none|causal|padding[:L1,L2,...]|custom:ROW/ROW/...] [--mask-fill inf|1e9]\n"
@@ -40,6 +43,7 @@ std::string cli_usage() {
            "       attnlab train [--task copy|reverse|sort|induction|coref] [...]   (attnlab train --help)\n"
            "       attnlab attend --checkpoint DIR --text SENTENCE [--from TOKEN]   (a coref model reads it)\n"
            "       attnlab decode --checkpoint DIR [--kv-cache on|off] [--sample N]  (token by token, KV cache checked)\n"
+           "       attnlab table3 [--steps N] [--seeds K] [--rows base,A1,...] [--csv FILE]  (Table 3 in miniature; --help)\n"
            "       attnlab help\n"
            "  custom mask rows are 0/1 strings, one per query, e.g. custom:1000/1100/1110/1111\n"
            "  --mask padding alone gives item b the length L - 2b (at least 1): L, L-2, ...\n"
@@ -309,6 +313,7 @@ const Subcommand kSubcommands[] = {
     {"train", nullptr, train_errors, run_train_cli},             // train_cmd.h
     {"attend", nullptr, parse_attend_cli, run_attend_cli},       // a coref checkpoint reads a sentence
     {"decode", nullptr, parse_decode_cli, run_decode_cli},       // token by token with a KV cache
+    {"table3", nullptr, parse_table3_cli, run_table3_cli},       // Table 3 in miniature on translate
     {"trace", is_model_trace, model_trace_errors, run_model_trace_cli},  // trace --checkpoint DIR
 };
 
@@ -352,8 +357,6 @@ std::string pad(std::string s, size_t width) {
     if (chars < width) s.append(width - chars, ' ');
     return s;
 }
-
-std::string english(const Msg& m) { return render(m, Lang::En); }
 
 std::string fixed(double v, int digits = 4) {
     char buf[32];

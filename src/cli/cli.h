@@ -63,6 +63,7 @@ private:
     std::string rows_flag_;
 };
 std::string cli_usage();
+std::string english(const Msg& m);  // what the CLI prints: a message in English
 
 // Runs a command; returns the process exit code (0 ok, 1 I/O failure, 2 bad usage or config).
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

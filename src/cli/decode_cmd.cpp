@@ -12,8 +12,6 @@ namespace lab {
 
 namespace {
 
-std::string english(const Msg& m) { return render(m, Lang::En); }
-
 std::string figure(const char* format, double v) {
     char buf[48];
     std::snprintf(buf, sizeof buf, format, v);

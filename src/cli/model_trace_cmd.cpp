@@ -18,7 +18,6 @@ namespace lab {
 
 namespace {
 
-std::string english(const Msg& m) { return render(m, Lang::En); }
 std::string shown(const std::string& v) { return shown_value(v); }
 
 // One flag and its value; false when the flag is not this command's.

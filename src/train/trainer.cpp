@@ -111,6 +111,14 @@ void Trainer::fill_sample(Workspace<float>& ws, int b, const Sample& s) const {
 }
 
 namespace {
+// -log softmax(row)[target], in double (the perplexity's term, whatever the training's smoothing).
+double token_nll(const float* row, int n, int32_t target) {
+    double top = row[0], sum = 0;
+    for (int i = 1; i < n; ++i) top = std::max(top, static_cast<double>(row[i]));
+    for (int i = 0; i < n; ++i) sum += std::exp(row[i] - top);
+    return top + std::log(sum) - row[target];
+}
+
 int32_t argmax(const float* row, int n) {  // the first maximum, as torch.argmax
     return static_cast<int32_t>(std::max_element(row, row + n) - row);
 }
@@ -152,7 +160,7 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
     const auto t0 = std::chrono::steady_clock::now();
     Workspace<float>& ws = eval_ws_;
     const int N = held_out_.count(), D = spec_.dec_len(), V = layout_.shape.vocab_out;
-    double loss_sum = 0;
+    double loss_sum = 0, nll_sum = 0;
     long rows = 0, tokens = 0, tokens_ok = 0;
     int exact = 0;
     BleuStats bleu;
@@ -177,6 +185,10 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
         for (uint8_t c : ws.loss_mask) chunk_rows += c;
         loss_sum += static_cast<double>(loss) * chunk_rows;
         rows += chunk_rows;
+        for (int b = 0; b < B; ++b)
+            for (int p = 0; p < D; ++p)
+                if (ws.loss_mask[static_cast<size_t>(b) * D + p])
+                    nll_sum += token_nll(ws.logits.x + (static_cast<long>(b) * D + p) * V, V, items[static_cast<size_t>(b)].dec_out[static_cast<size_t>(p)]);
         // Greedy decoding follows the teacher-forced predictions up to their first error
         // (its inputs are the true tokens until then): decode greedily only from there.
         for (int b = 0; b < ws.batch; ++b) {
@@ -204,6 +216,7 @@ EvalReport Trainer::evaluate(const std::vector<uint8_t>* head_keep) {
     ws.head_keep.clear();
     r.sequences = N;
     r.loss = rows ? loss_sum / rows : 0;
+    r.nll = rows ? nll_sum / rows : 0;
     r.token_accuracy = tokens ? static_cast<double>(tokens_ok) / tokens : 0;
     r.exact_accuracy = static_cast<double>(exact) / N;
     if (spec_.stop() >= 0) r.bleu = bleu_score(bleu);

@@ -39,7 +39,9 @@ struct TrainStop {
 struct EvalReport {
     int step = 0;
     int sequences = 0;
-    double loss = 0;            // teacher-forced cross-entropy on the held-out set
+    double loss = 0;            // teacher-forced cross-entropy on the held-out set (label-smoothed as trained)
+    double nll = 0;             // the same without label smoothing: -log p(target), per token; exp(nll) is the
+                                // per-token perplexity Table 3 reports
     double token_accuracy = 0;  // greedy output tokens equal to the target, position by position
     double exact_accuracy = 0;  // greedy outputs equal to the whole target
     double bleu = -1;           // translate: corpus BLEU (train/bleu.h) of the greedy outputs to their 。; -1: not a translation task

@@ -25,6 +25,7 @@ TASKS = {  # the CLI's defaults per task, capped at these steps
     "sort": "--task sort --steps 2000 --eval-every 10",
     "induction": "--task induction --steps 3000 --eval-every 50",
     "coref": "--task coref --steps 600 --eval-every 10",  # the pronoun task (zh), encoder-only
+    "translate": "--task translate --steps 600 --eval-every 25",  # English -> Chinese, greedy decoding to 。
 }
 
 
@@ -56,7 +57,8 @@ def main():
     print()
     print("steps/s on the same batches: lab natively, lab in wasm, PyTorch (nn.Transformer*Layer stacks + Adam)")
     folders, native_rates = [], {}
-    for name, flags in {"reverse": "--task reverse", "induction": "--task induction", "coref": "--task coref"}.items():
+    for name, flags in {"reverse": "--task reverse", "induction": "--task induction", "coref": "--task coref",
+                        "translate": "--task translate"}.items():
         folder = os.path.join(out, name)
         shutil.rmtree(folder, ignore_errors=True)
         args = ["train"] + flags.split() + ["--steps", "200", "--eval-every", "1000000", "--quiet"]

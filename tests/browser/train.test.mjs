@@ -313,6 +313,40 @@ for (const [key, check] of Object.entries(EXPERIMENTS)) {
   }, { timeout: 240000 });
 }
 
+// Table 3 in miniature (issue 25), from a link with one seed and 50 steps per model so it ends in
+// under a minute: while it trains, the progress bar says how long is left; at the end every row
+// has its figures, its verdicts and a CSV line; the table reads in both languages.
+test('train experiments: table3 fills the table row by row with the paper figures and a verdict each', async (t) => {
+  await openLab(t, '#exp=table3&table3.steps=50&table3.seeds=1&table3.eval_size=64');
+  let s = await waitForState(t, (x) => x.experiment && x.experiment.key === 'table3' && x.experiment.rows, { timeout: T, message: '#exp=table3 opens' });
+  assert(s.notes.length === 0, `notes ${JSON.stringify(s.notes)}`);
+  assert(s.experiment.options.steps === 50 && s.experiment.options.seeds === 1, `options ${JSON.stringify(s.experiment.options)}`);
+  s = await waitForState(t, (x) => x.experiment && x.experiment.progress > 0.1, { timeout: EXP_T, message: 'table3 trains' });
+  const partial = s.experiment.rows.filter((r) => r.bleu.n === 1).length;
+  assert(s.experiment.done || (partial >= 1 && partial < 16), `rows done a tenth of the way: ${partial}`);
+  const t0 = Date.now();
+  s = await waitForState(t, (x) => x.experiment && x.experiment.done, { timeout: 4 * EXP_T, message: 'table3 finishes' });
+  const e = s.experiment;
+  assert(e.rows.length === 16 && e.rows.map((r) => r.row).join() === 'base,A1,A2,A3,A4,C1,C2,C3,C4,C5,C6,D1,D2,D3,D4,E1',
+    `rows ${e.rows.map((r) => r.row)}`);
+  for (const r of e.rows) {
+    assert(r.bleu.n === 1 && Number.isFinite(r.bleu.mean) && r.ppl.mean > 1, `${r.row}: ${JSON.stringify(r)}`);
+    assert(r.row === 'base' ? r.bleu_verdict === 'pending' : r.bleu_verdict !== 'pending' && r.ppl_verdict !== 'pending',
+      `${r.row}: verdicts ${r.bleu_verdict} / ${r.ppl_verdict}`);
+  }
+  const a1 = e.rows.find((r) => r.row === 'A1'), c3 = e.rows.find((r) => r.row === 'C3');
+  assert(a1.paper_bleu === 24.9 && a1.paper_ppl === 5.29 && a1.change === 'heads=1', `A1 ${JSON.stringify(a1)}`);
+  // d_model 16 is far smaller than the base: worse in BLEU, in the toy as in the paper.
+  assert(c3.bleu.mean < e.rows[0].bleu.mean && c3.bleu_verdict === 'agrees', `C3 ${JSON.stringify(c3)}`);
+  assert(e.csv.split('\n').filter((l) => /,mean,/.test(l)).length === 16, 'the CSV has a mean line per row');
+  await screenshotBothLanguages(t, 'table3', `exp-table3-${size(t)}`);
+  const zh = await switchLanguage(t, 'zh');
+  assert(HAN.test(zh.experiment.rows[1].bleu_verdict_text), `verdict in Chinese: ${zh.experiment.rows[1].bleu_verdict_text}`);
+  await switchLanguage(t, 'en');
+  note(t, `table3 (16 rows x 1 seed x 50 steps): ${e.seconds.toFixed(1)} s training, finished ${((Date.now() - t0) / 1000).toFixed(1)} s ` +
+    `after 10 %; ` + e.rows.map((r) => `${r.row} ${r.bleu.mean.toFixed(1)}/${r.ppl.mean.toFixed(3)} ${r.bleu_verdict}`).join('; '));
+}, { timeout: 600000 });
+
 // The Train view at both sizes and in both languages: a shipped model with a head knocked
 // out, then a knob refused (its red message); screenshots to look at.
 for (const viewport of [{ width: 1280, height: 800 }, { width: 1024, height: 640 }]) {

@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (args[i] == "--config") args[i + 1] = sandboxed_config_path(args[i + 1]), ++i;
 
     const lab::CliParse p = lab::parse_cli(args);
-    for (const lab::ConfigError& e : p.errors) require(!english(e.message).empty(), "a CLI error without a message");
+    for (const lab::ConfigError& e : p.errors) require(!en_text(e.message).empty(), "a CLI error without a message");
     if (p.errors.empty()) {
         // training, a checkpoint reading a sentence or decoding, are not run here
         if (p.options.command == "help" || p.options.command == "train" || p.options.command == "attend" ||
@@ -81,6 +81,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require(code == 2, "run_cli exited " + std::to_string(code) + " for arguments parse_cli rejects");
     require(out.str().empty(), "run_cli wrote to stdout for rejected arguments");
     for (const lab::ConfigError& e : p.errors)
-        require(err.str().find(english(e.message)) != std::string::npos, "stderr lacks the message: " + english(e.message));
+        require(err.str().find(en_text(e.message)) != std::string::npos, "stderr lacks the message: " + en_text(e.message));
     return 0;
 }

@@ -14,7 +14,7 @@
 
 namespace lab_fuzz {
 
-inline std::string english(const lab::Msg& m) { return lab::render(m, lab::Lang::En); }
+inline std::string en_text(const lab::Msg& m) { return lab::render(m, lab::Lang::En); }
 
 [[noreturn]] inline void fail(const std::string& what) {
     std::fprintf(stderr, "\nPROPERTY VIOLATED: %s\n", what.c_str());
@@ -30,7 +30,7 @@ inline void require_valid(const lab::AttentionConfig& c, const char* who) {
     const std::vector<lab::ConfigError> errors = lab::validate(c);
     if (errors.empty()) return;
     fail(std::string(who) + " accepted a configuration that validate() rejects: " + errors[0].param + ": " +
-         english(errors[0].message));
+         en_text(errors[0].message));
 }
 
 // Every key the configuration writes (attention/config_keys.h), as name=value.

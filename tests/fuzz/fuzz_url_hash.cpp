@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     const std::string again = lab::encode_url_state(d.state);
     const lab::UrlDecode d2 = lab::decode_url_state(again);
-    if (!d2.notes.empty()) fail("re-decoding an encoded state gives a note: " + english(d2.notes[0]) + "\n  hash: " + again.substr(0, 300));
+    if (!d2.notes.empty()) fail("re-decoding an encoded state gives a note: " + en_text(d2.notes[0]) + "\n  hash: " + again.substr(0, 300));
     if (!same_config(d.state.config, d2.state.config))
         fail("encode/decode changed the configuration\n  first:  " + describe(d.state.config) +
              "\n  second: " + describe(d2.state.config));

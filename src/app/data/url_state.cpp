@@ -117,11 +117,15 @@ void read_config_key(Reader& r, const ConfigKey& k, void* c, const ConfigLimits&
     }
 }
 
-// "<experiment>.<option>": lower-case letters and '_' on both sides of one dot.
+// An experiment's or an option's name: lower-case letters, digits and '_' ("table3", "mask_len").
+bool is_experiment_name(const std::string& s) {
+    return !s.empty() && s.size() <= 32 && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
+}
+
+// "<experiment>.<option>": a name on both sides of one dot.
 bool is_experiment_option(const std::string& key) {
     const size_t dot = key.find('.');
-    const auto name = [](const std::string& s) { return !s.empty() && s.size() <= 32 && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos; };
-    return dot != std::string::npos && name(key.substr(0, dot)) && name(key.substr(dot + 1));
+    return dot != std::string::npos && is_experiment_name(key.substr(0, dot)) && is_experiment_name(key.substr(dot + 1));
 }
 
 // One key of the page's view in the hash (the configuration's keys are attention/config_keys.h's
@@ -162,7 +166,7 @@ void read_sublayer(Reader& r, UrlState& s) {
     else r.note(Msg(Str::url_bad_sublayer, r.shown, s.view.sublayer));
 }
 void read_experiment(Reader& r, UrlState& s) {
-    if (r.value.size() <= 32 && r.value.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos)
+    if (is_experiment_name(r.value))
         s.view.experiment = r.value;  // the app checks it names an experiment
     else r.note(Msg(Str::url_bad_exp, r.shown));
 }

@@ -642,6 +642,7 @@ const std::vector<ExperimentEntry> kExperiments = {
     {"train_scaling", UiStr::tx_scaling_title, UiStr::tx_scaling_claim, 0, make_scaling_training},
     {"train_pe", UiStr::tx_pe_title, UiStr::tx_pe_claim, 0, make_pe_training},
     {"train_induction", UiStr::tx_induction_title, UiStr::tx_induction_claim, 0, make_induction_training},
+    {"table3", UiStr::t3_title, UiStr::t3_claim, 0, make_table3_training},
 };
 
 // Experiments keep several traces of the current size; refuse up front rather than let

@@ -19,6 +19,7 @@
 #include "app/widgets/line_plot.h"
 #include "app/widgets/text_wrap.h"
 #include "train/head_scores.h"
+#include "train/table3.h"
 
 namespace lab {
 
@@ -259,7 +260,8 @@ private:
             done += r.trainer->steps_done(), total += r.config.steps, seconds += r.seconds;
             if (!now && !r.done) now = &r;
         }
-        const std::string label = now ? say(app, Msg(UiStr::tx_progress_training, now->label, done, total, seconds))
+        const double left = done > 0 ? seconds / done * (total - done) : 0;  // at the steps' mean cost so far
+        const std::string label = now ? say(app, Msg(UiStr::tx_progress_training, now->label, done, total, seconds, left))
                                       : say(app, Msg(UiStr::tx_progress_done, count(), seconds));
         ImGui::ProgressBar(total ? static_cast<float>(done) / total : 1.0f, ImVec2(-1, 0), label.c_str());
         lab_note_rect(app, "tx:progress");
@@ -555,11 +557,124 @@ class InductionTraining : public TrainingPanel {
     }
 };
 
+
+// 5. Table 3 in miniature ----------------------------------------------------------------
+// Every row of train/table3.h × seeds 1..K, trained one after another a slice per frame; the
+// table fills in as cells finish, a row's verdict once it and the base have every seed.
+class Table3Training : public TrainingPanel {
+    Table3Options options_ = resolve_table3_options({});
+
+public:
+    Table3Training() { option_rows = &table3_option_keys().rows, option_values = &options_; }
+
+private:
+    std::vector<Planned> plan() const override {
+        const Table3Options o = resolve_table3_options(options_);
+        std::vector<Planned> p;
+        for (const Table3Row& row : table3_rows())
+            for (int seed = 1; seed <= o.seeds; ++seed)
+                p.push_back({Msg::literal(std::string(row.id) + " · seed " + std::to_string(seed)), table3_config(row, seed, o)});
+        return p;
+    }
+
+    bool draw_options(LabApp& app) override {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+        bool changed = ImGui::SliderInt(ui_label(app, UiStr::tx_steps, "t3_steps").c_str(), &options_.steps, 50, 600);
+        lab_note_rect(app, "t3:steps");
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+        changed |= ImGui::SliderInt(ui_label(app, UiStr::t3_seeds, "t3_seeds").c_str(), &options_.seeds, 1, 5);
+        lab_note_rect(app, "t3:seeds");
+        options_ = resolve_table3_options(options_);
+        return changed;
+    }
+
+    // The rows' results from the finished runs (plan order: row by row, seed by seed).
+    std::vector<Table3RowResult> results() const {
+        std::vector<Table3RowResult> out;
+        const int seeds = resolve_table3_options(options_).seeds;
+        for (size_t i = 0; i < count(); ++i) {
+            if (i % static_cast<size_t>(seeds) == 0) out.push_back({&table3_rows()[i / seeds], {}, {}, {}, {}, {}});
+            const Run& r = run(i);
+            if (r.done) out.back().cells.push_back(table3_cell(*r.trainer, r.seconds));
+        }
+        summarize_table3(out, seeds);
+        return out;
+    }
+
+    static std::string figure(const Spread& s, int digits) {
+        if (s.n == 0) return "…";
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*f ± %.*f", digits, s.mean, digits, s.sd);
+        return buf;
+    }
+
+    void draw_results(LabApp& app) override {
+        const std::vector<Table3RowResult> rows = results();
+        text_wrapped_disabled(tr(app, UiStr::t3_rule));
+        const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                      ImGuiTableFlags_SizingFixedFit;
+        if (!ImGui::BeginTable("table3", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+        ImGui::TableSetupScrollFreeze(0, 1);
+        for (UiStr h : {UiStr::t3_col_row, UiStr::t3_col_paper, UiStr::t3_col_bleu, UiStr::t3_col_ppl})
+            ImGui::TableSetupColumn(tr(app, h), ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn(tr(app, UiStr::t3_col_bleu_verdict), ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn(tr(app, UiStr::t3_col_ppl_verdict), ImGuiTableColumnFlags_WidthStretch);
+        table_headers();
+        for (const Table3RowResult& r : rows) draw_row(app, r, rows[0]);
+        ImGui::EndTable();
+    }
+
+    void draw_row(LabApp& app, const Table3RowResult& r, const Table3RowResult& base) const {
+        const Table3Row& paper_base = table3_rows()[0];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        text((std::string(r.row->id) + (r.row->group == ' ' ? "" : "  " + std::string(r.row->change))).c_str());
+        ImGui::TableNextColumn();
+        char paper[96];
+        std::snprintf(paper, sizeof paper, "%.1f / %.2f  %s", r.row->paper_bleu, r.row->paper_ppl, r.row->paper);
+        text_disabled(paper);
+        ImGui::TableNextColumn();
+        text(figure(r.bleu, 1).c_str());
+        ImGui::TableNextColumn();
+        text(figure(r.ppl, 3).c_str());
+        if (r.row->group == ' ') return;
+        ImGui::TableNextColumn();
+        text_wrapped("%s", say(app, table3_verdict_text(r.bleu_verdict, r.row->paper_bleu - paper_base.paper_bleu,
+                                                        r.bleu.mean - base.bleu.mean, true)).c_str());
+        ImGui::TableNextColumn();
+        text_wrapped("%s", say(app, table3_verdict_text(r.ppl_verdict, r.row->paper_ppl - paper_base.paper_ppl,
+                                                        r.ppl.mean - base.ppl.mean, false)).c_str());
+    }
+
+    void write_state(Json& out, Lang lang) const override {
+        TrainingPanel::write_state(out, lang);
+        if (!runs_) return;
+        Json rows = Json::array();
+        const std::vector<Table3RowResult> table = results();
+        const Table3Row& paper_base = table3_rows()[0];
+        for (const Table3RowResult& r : table) {
+            auto spread = [](const Spread& s) {
+                return Json{{"mean", json_number(s.mean)}, {"sd", json_number(s.sd)}, {"n", s.n}};
+            };
+            rows.push_back({{"row", r.row->id}, {"change", r.row->change}, {"paper_row", r.row->paper},
+                            {"paper_bleu", r.row->paper_bleu}, {"paper_ppl", r.row->paper_ppl},
+                            {"bleu", spread(r.bleu)}, {"ppl", spread(r.ppl)},
+                            {"bleu_verdict", table3_verdict_id(r.bleu_verdict)}, {"ppl_verdict", table3_verdict_id(r.ppl_verdict)},
+                            {"bleu_verdict_text", render(table3_verdict_text(r.bleu_verdict, r.row->paper_bleu - paper_base.paper_bleu,
+                                                                             r.bleu.mean - table[0].bleu.mean, true), lang)}});
+        }
+        out["rows"] = rows;
+        out["csv"] = table3_csv(table);
+    }
+};
+
 }  // namespace
 
 std::unique_ptr<ExperimentPanel> make_heads_training() { return std::make_unique<HeadsTraining>(); }
 std::unique_ptr<ExperimentPanel> make_scaling_training() { return std::make_unique<ScalingTraining>(); }
 std::unique_ptr<ExperimentPanel> make_pe_training() { return std::make_unique<PeTraining>(); }
 std::unique_ptr<ExperimentPanel> make_induction_training() { return std::make_unique<InductionTraining>(); }
+std::unique_ptr<ExperimentPanel> make_table3_training() { return std::make_unique<Table3Training>(); }
 
 }  // namespace lab
