@@ -82,11 +82,15 @@ TrainConfig table3_config(const Table3Row& row, int seed, const Table3Options& o
 }
 
 Table3Cell table3_cell(const Trainer& t, double seconds) {
+    return table3_cell(t.evals(), t.stop().cause != StopCause::None, seconds);
+}
+
+Table3Cell table3_cell(const std::vector<EvalReport>& evals, bool stopped, double seconds) {
     Table3Cell cell;
     cell.seconds = seconds;
-    cell.finite = t.stop().cause == StopCause::None && !t.evals().empty();
+    cell.finite = !stopped && !evals.empty();
     if (!cell.finite) return cell;
-    const EvalReport& e = t.evals().back();
+    const EvalReport& e = evals.back();
     cell.bleu = e.bleu, cell.ppl = std::exp(e.nll), cell.exact = e.exact_accuracy;
     cell.finite = std::isfinite(cell.bleu) && std::isfinite(cell.ppl);
     return cell;

@@ -53,6 +53,9 @@ struct Table3Cell {
 };
 // From a finished trainer's last evaluation (ppl = exp(nll), without label smoothing).
 Table3Cell table3_cell(const Trainer& t, double seconds);
+// The same from a finished run's evaluations (the page frees its trainers): stopped = it ended
+// on a non-finite loss or gradient.
+Table3Cell table3_cell(const std::vector<EvalReport>& evals, bool stopped, double seconds);
 // Trains one cell to the end (the CLI; the page steps its own trainers).
 Table3Cell run_table3_cell(const TrainConfig& c);
 

@@ -29,7 +29,12 @@ namespace {
 struct Run {
     Msg label;                          // "h = 4, d_k = 8", "reverse, PE off", ... said in the interface's language
     TrainConfig config;
+    // Alive only while the run trains: made when its turn comes, freed when it ends (an experiment
+    // of 48 models cannot hold 48 trainers' workspaces in the page), its evaluations kept below.
     std::unique_ptr<Trainer> trainer;
+    std::vector<EvalReport> evals;      // once done: the trainer's evaluations
+    int steps_done = 0;
+    bool stopped = false;               // once done: it stopped on a non-finite loss or gradient
     std::vector<double> steps, losses;  // the training loss of every step
     std::vector<double> stat_steps, saturation;       // every few steps: mean softmax max weight
     std::vector<std::string> groups;                  // gradient-norm groups (layers)
@@ -58,7 +63,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 const std::chrono::steady_clock::time_point kEpoch = std::chrono::steady_clock::now();
 
 const EvalReport* final_eval(const Run& r) {
-    return r.trainer && !r.trainer->evals().empty() ? &r.trainer->evals().back() : nullptr;
+    const std::vector<EvalReport>& evals = r.trainer ? r.trainer->evals() : r.evals;
+    return evals.empty() ? nullptr : &evals.back();
 }
 
 // Every n-th value (and the last), so state() stays small for long runs.
@@ -82,9 +88,7 @@ public:
             for (const Planned& p : planned) {
                 Run r;
                 r.label = p.label, r.config = resolve_train_config(p.config);
-                r.trainer = std::make_unique<Trainer>();
-                std::vector<ConfigError> errors;
-                r.done = !r.trainer->init(r.config, &errors);  // the plans are valid; a bad one is skipped
+                r.done = !validate_train_config(r.config).empty();  // the plans are valid; a bad one is skipped
                 runs.push_back(std::move(r));
             }
         }
@@ -107,7 +111,7 @@ public:
         if (!runs_) return;
         int done = 0, total = 0;
         double seconds = 0;
-        for (const Run& r : *runs_) done += r.trainer->steps_done(), total += r.config.steps, seconds += r.seconds;
+        for (const Run& r : *runs_) done += r.steps_done, total += r.config.steps, seconds += r.seconds;
         out["progress"] = total ? static_cast<double>(done) / total : 1.0;
         out["done"] = !busy();
         out["seconds"] = json_number(seconds);
@@ -210,7 +214,7 @@ protected:
             const std::string key = "tx/" + std::to_string(reinterpret_cast<uintptr_t>(this)) + "/" + std::to_string(run_index) + "/" +
                                     std::to_string(block) + "/" + std::to_string(h);
             opt.gpu_key = key.c_str();
-            opt.gpu_version = static_cast<unsigned long long>(r.trainer->steps_done());
+            opt.gpu_version = static_cast<unsigned long long>(r.steps_done);
             opt.max_cell = side / std::max(m.L_q, m.L_kv);
             MatrixHeatmap(key.c_str(), m.weights.data() + static_cast<size_t>(h) * m.L_q * m.L_kv, m.L_q, m.L_kv, m.L_kv, opt,
                           side, side);
@@ -223,22 +227,35 @@ private:
         for (Run& r : *runs_) {
             if (r.done) continue;
             const auto r0 = std::chrono::steady_clock::now();
+            if (!r.trainer) {
+                r.trainer = std::make_unique<Trainer>();
+                std::vector<ConfigError> errors;
+                if (!r.trainer->init(r.config, &errors)) r.trainer.reset(), r.done = true;
+                if (r.done) continue;
+            }
             while (!r.trainer->finished() && seconds_since(t0) * 1000 < budget_ms) step(r);
             r.seconds += seconds_since(r0);
-            if (r.trainer->finished()) {
-                r.done = true;
-                r.maps.clear();
-                const Sample s = r.trainer->held_out_sample(0);
-                for (size_t b = 0; b < r.trainer->layout().blocks.size(); ++b) r.maps.push_back(r.trainer->attention_map(s, static_cast<int>(b)));
-                finish(r);
-            }
+            if (r.trainer->finished()) end_run(r);
             if (seconds_since(t0) * 1000 >= budget_ms) return;
         }
+    }
+
+    // The run's last figures and maps, then its trainer freed.
+    void end_run(Run& r) {
+        r.done = true;
+        r.maps.clear();
+        const Sample s = r.trainer->held_out_sample(0);
+        for (size_t b = 0; b < r.trainer->layout().blocks.size(); ++b) r.maps.push_back(r.trainer->attention_map(s, static_cast<int>(b)));
+        finish(r);
+        r.evals = r.trainer->evals(), r.steps_done = r.trainer->steps_done();
+        r.stopped = r.trainer->stop().cause != StopCause::None;
+        r.trainer.reset();
     }
 
     void step(Run& r) {
         Trainer& t = *r.trainer;
         if (t.step(1) == 0) return;
+        r.steps_done = t.steps_done();
         r.steps.push_back(t.steps_done());
         r.losses.push_back(t.losses().back());
         if (stat_every_ <= 0 || t.steps_done() % stat_every_ != 0) return;
@@ -257,7 +274,7 @@ private:
         double seconds = 0;
         const Run* now = nullptr;
         for (const Run& r : *runs_) {
-            done += r.trainer->steps_done(), total += r.config.steps, seconds += r.seconds;
+            done += r.steps_done, total += r.config.steps, seconds += r.seconds;
             if (!now && !r.done) now = &r;
         }
         const double left = done > 0 ? seconds / done * (total - done) : 0;  // at the steps' mean cost so far
@@ -270,10 +287,10 @@ private:
     Json run_json(const Run& r, Lang lang) const {
         const EvalReport* e = final_eval(r);
         Json evals = Json::array();
-        for (const EvalReport& v : r.trainer->evals())
+        for (const EvalReport& v : r.trainer ? r.trainer->evals() : r.evals)
             evals.push_back({{"step", v.step}, {"loss", json_number(v.loss)}, {"token_acc", json_number(v.token_accuracy)},
                              {"exact_acc", json_number(v.exact_accuracy)}});
-        Json j = {{"label", render(r.label, lang)}, {"config", keys_json(train_keys().rows, &r.config)}, {"step", r.trainer->steps_done()},
+        Json j = {{"label", render(r.label, lang)}, {"config", keys_json(train_keys().rows, &r.config)}, {"step", r.steps_done},
                   {"done", r.done}, {"seconds", json_number(r.seconds)}, {"loss", thinned(r.losses)}, {"evals", evals},
                   {"final_loss", r.losses.empty() ? Json(nullptr) : json_number(r.losses.back())},
                   {"held_out_loss", e ? json_number(e->loss) : Json(nullptr)},
@@ -596,7 +613,7 @@ private:
         for (size_t i = 0; i < count(); ++i) {
             if (i % static_cast<size_t>(seeds) == 0) out.push_back({&table3_rows()[i / seeds], {}, {}, {}, {}, {}});
             const Run& r = run(i);
-            if (r.done) out.back().cells.push_back(table3_cell(*r.trainer, r.seconds));
+            if (r.done) out.back().cells.push_back(table3_cell(r.evals, r.stopped, r.seconds));
         }
         summarize_table3(out, seeds);
         return out;
@@ -616,8 +633,10 @@ private:
                                       ImGuiTableFlags_SizingFixedFit;
         if (!ImGui::BeginTable("table3", 6, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
         ImGui::TableSetupScrollFreeze(0, 1);
-        for (UiStr h : {UiStr::t3_col_row, UiStr::t3_col_paper, UiStr::t3_col_bleu, UiStr::t3_col_ppl})
-            ImGui::TableSetupColumn(tr(app, h), ImGuiTableColumnFlags_WidthFixed);
+        // The paper's row and the verdicts share what the figures leave, wrapped (1024 px wide too).
+        ImGui::TableSetupColumn(tr(app, UiStr::t3_col_row), ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn(tr(app, UiStr::t3_col_paper), ImGuiTableColumnFlags_WidthStretch);
+        for (UiStr h : {UiStr::t3_col_bleu, UiStr::t3_col_ppl}) ImGui::TableSetupColumn(tr(app, h), ImGuiTableColumnFlags_WidthFixed);
         ImGui::TableSetupColumn(tr(app, UiStr::t3_col_bleu_verdict), ImGuiTableColumnFlags_WidthStretch);
         ImGui::TableSetupColumn(tr(app, UiStr::t3_col_ppl_verdict), ImGuiTableColumnFlags_WidthStretch);
         table_headers();
@@ -633,7 +652,7 @@ private:
         ImGui::TableNextColumn();
         char paper[96];
         std::snprintf(paper, sizeof paper, "%.1f / %.2f  %s", r.row->paper_bleu, r.row->paper_ppl, r.row->paper);
-        text_disabled(paper);
+        text_wrapped_disabled(paper);
         ImGui::TableNextColumn();
         text(figure(r.bleu, 1).c_str());
         ImGui::TableNextColumn();
